@@ -1,0 +1,8 @@
+/* nx.h: every public header of nx. */
+#ifndef NX_H
+#define NX_H
+
+#include "nx_error.h"
+#include "nx_dtype.h"
+
+#endif

@@ -1,0 +1,641 @@
+/* nx_dtype.h: nx's 21 element formats, their facts, and every conversion into
+   and out of them.
+
+   The first part of this header is portable and header-only: it compiles
+   unchanged as C99, C++, CUDA, HIP, OpenCL C and Metal, so a kernel on any device
+   stores exactly the bits the host stores. It uses integer bit manipulation only:
+   no <math.h>, no libm, no dependence on the floating-point environment
+   (rounding mode, flush-to-zero).
+
+   The second part, for C and C++ hosts only, declares the Dtype API of
+   libnx (names, byte counts, values, exactness, printing), whose failures set
+   nx_error_message() (nx_error.h).
+
+   Configuration (define before including):
+     NX_DTYPE_PORTABLE_ONLY  leave out the host API declarations, as device
+                             compilers do automatically.
+
+   Conventions. A dtype is named by its code (enum nx_dtype, NX_FLOAT64 = 0 ...
+   NX_BIT = 20, the order of Dtype.all). Conversions work on bit patterns: a
+   float64 is its 64 bits as nx_u64, a float32 its 32 bits as nx_u32, and an
+   element of a format narrower than 64 bits sits in the low bits of an nx_u64.
+   Wider elements are little-endian in memory; sub-byte elements pack
+   little-endian inside a byte (element 0 in the low bits). */
+#ifndef NX_DTYPE_H
+#define NX_DTYPE_H
+
+/* ---- Target shims ------------------------------------------------------- */
+
+#if defined(__OPENCL_VERSION__)
+typedef ulong nx_u64;
+typedef long nx_i64;
+typedef uint nx_u32;
+typedef ushort nx_u16;
+typedef uchar nx_u8;
+#define NX_FN static inline
+#define NX_DTYPE_PORTABLE_ONLY 1
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define NX_HAS_DOUBLE 1
+#define NX__F64_BITS(x) as_ulong(x)
+#define NX__F64_OF_BITS(u) as_double(u)
+#endif
+#define NX_HAS_FLOAT 1
+#define NX__F32_BITS(x) as_uint(x)
+#define NX__F32_OF_BITS(u) as_float(u)
+#elif defined(__METAL_VERSION__)
+typedef ulong nx_u64;
+typedef long nx_i64;
+typedef uint nx_u32;
+typedef ushort nx_u16;
+typedef uchar nx_u8;
+#define NX_FN static inline
+#define NX_DTYPE_PORTABLE_ONLY 1
+#define NX_HAS_FLOAT 1
+#define NX__F32_BITS(x) as_type<uint>(x)
+#define NX__F32_OF_BITS(u) as_type<float>(u)
+#else
+#include <stdint.h>
+#include <string.h>
+typedef uint64_t nx_u64;
+typedef int64_t nx_i64;
+typedef uint32_t nx_u32;
+typedef uint16_t nx_u16;
+typedef uint8_t nx_u8;
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define NX_FN static __host__ __device__ inline
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define NX_DTYPE_PORTABLE_ONLY 1
+#endif
+#else
+#define NX_FN static inline
+#endif
+#define NX_HAS_DOUBLE 1
+#define NX_HAS_FLOAT 1
+/* memcpy is the bit cast every C and C++ compiler (and nvcc's device code)
+   folds to a register move; a union would be undefined behaviour in C++. */
+NX_FN nx_u64 nx__f64_bits(double x) { nx_u64 u; memcpy(&u, &x, 8); return u; }
+NX_FN double nx__f64_of_bits(nx_u64 u) { double x; memcpy(&x, &u, 8); return x; }
+NX_FN nx_u32 nx__f32_bits(float x) { nx_u32 u; memcpy(&u, &x, 4); return u; }
+NX_FN float nx__f32_of_bits(nx_u32 u) { float x; memcpy(&x, &u, 4); return x; }
+#define NX__F64_BITS(x) nx__f64_bits(x)
+#define NX__F64_OF_BITS(u) nx__f64_of_bits(u)
+#define NX__F32_BITS(x) nx__f32_bits(x)
+#define NX__F32_OF_BITS(u) nx__f32_of_bits(u)
+#endif
+
+/* ---- The facts table ---------------------------------------------------- */
+
+/* One row per dtype, in code order. Columns:
+     ID     the code's suffix: NX_<ID>
+     name   Dtype.name, the seed's constructor name in lower case
+     bits   the width of one element
+     kind   NX_KIND_<kind>
+     eb fb  for a float format (a complex one: its component's), the exponent
+            and fraction widths; 0 otherwise
+     inf nan whether the float format has infinities and NaNs
+     sat    the float format saturates past its largest finite value (no
+            infinity): the largest finite magnitude's bits, else 0 */
+#define NX_DTYPE_TABLE(X)                                            \
+  X(FLOAT64, float64, 64, FLOAT, 11, 52, 1, 1, 0)                    \
+  X(FLOAT32, float32, 32, FLOAT, 8, 23, 1, 1, 0)                     \
+  X(FLOAT16, float16, 16, FLOAT, 5, 10, 1, 1, 0)                     \
+  X(BFLOAT16, bfloat16, 16, FLOAT, 8, 7, 1, 1, 0)                    \
+  X(FLOAT8_E4M3FN, float8_e4m3fn, 8, FLOAT, 4, 3, 0, 1, 0x7E)        \
+  X(FLOAT8_E5M2, float8_e5m2, 8, FLOAT, 5, 2, 1, 1, 0)               \
+  X(FLOAT4_E2M1FN, float4_e2m1fn, 4, FLOAT, 2, 1, 0, 0, 0x7)         \
+  X(INT64, int64, 64, SIGNED, 0, 0, 0, 0, 0)                         \
+  X(UINT64, uint64, 64, UNSIGNED, 0, 0, 0, 0, 0)                     \
+  X(INT32, int32, 32, SIGNED, 0, 0, 0, 0, 0)                         \
+  X(UINT32, uint32, 32, UNSIGNED, 0, 0, 0, 0, 0)                     \
+  X(INT16, int16, 16, SIGNED, 0, 0, 0, 0, 0)                         \
+  X(UINT16, uint16, 16, UNSIGNED, 0, 0, 0, 0, 0)                     \
+  X(INT8, int8, 8, SIGNED, 0, 0, 0, 0, 0)                            \
+  X(UINT8, uint8, 8, UNSIGNED, 0, 0, 0, 0, 0)                        \
+  X(INT4, int4, 4, SIGNED, 0, 0, 0, 0, 0)                            \
+  X(UINT4, uint4, 4, UNSIGNED, 0, 0, 0, 0, 0)                        \
+  X(COMPLEX128, complex128, 128, COMPLEX, 11, 52, 1, 1, 0)           \
+  X(COMPLEX64, complex64, 64, COMPLEX, 8, 23, 1, 1, 0)               \
+  X(BOOL, bool, 8, BOOLEAN, 0, 0, 0, 0, 0)                           \
+  X(BIT, bit, 1, BOOLEAN, 0, 0, 0, 0, 0)
+
+/* The dtypes, by code: Dtype.code and Dtype.all's order. */
+typedef enum nx_dtype {
+#define NX__ENUM(ID, name, bits, kind, eb, fb, inf, nan, sat) NX_##ID,
+  NX_DTYPE_TABLE(NX__ENUM)
+#undef NX__ENUM
+  NX_DTYPE_COUNT /* 21: the number of dtypes */
+} nx_dtype;
+
+/* The kinds of number, in the seed's order (Dtype.kind). */
+typedef enum nx_kind {
+  NX_KIND_FLOAT,
+  NX_KIND_COMPLEX,
+  NX_KIND_SIGNED,
+  NX_KIND_UNSIGNED,
+  NX_KIND_BOOLEAN
+} nx_kind;
+
+/* Facts by code, as switches: every target turns them into tables, and a
+   switch needs no address-space qualifier on any of them. An unknown code
+   gives 0. */
+NX_FN int nx_dtype_bits_of(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return bits;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return 0;
+}
+NX_FN int nx_dtype_kind_of(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return NX_KIND_##kind;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return -1;
+}
+NX_FN int nx_dtype_exponent_bits_of(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return eb;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return 0;
+}
+NX_FN int nx_dtype_fraction_bits_of(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return fb;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return 0;
+}
+NX_FN int nx_dtype_has_infinities(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return inf;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return 0;
+}
+NX_FN int nx_dtype_has_nans(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return nan;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return 0;
+}
+
+NX_FN int nx_dtype_saturation_of(int code) {
+  switch (code) {
+#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return sat;
+    NX_DTYPE_TABLE(NX__CASE)
+#undef NX__CASE
+  }
+  return 0;
+}
+
+/* ---- Float formats: the store rule on bits ------------------------------ */
+
+/* The bits of the largest finite magnitude of the binary format with eb
+   exponent and fb fraction bits: all ones but the last where the top binade
+   holds infinities and NaNs (IEEE), else as the table's sat column says. */
+NX_FN nx_u64 nx__max_finite(int eb, int fb, int sat) {
+  return sat ? (nx_u64)sat : ((((nx_u64)1 << eb) - 1) << fb) - 1;
+}
+
+/* The bits of the largest finite magnitude of float format `code` (of a
+   complex one's component); 0 for other dtypes. */
+NX_FN nx_u64 nx_dtype_max_finite_bits_of(int code) {
+  int eb = nx_dtype_exponent_bits_of(code);
+  return eb ? nx__max_finite(eb, nx_dtype_fraction_bits_of(code), nx_dtype_saturation_of(code)) : 0;
+}
+
+/* The magnitude a (sign bit clear) of a finite, nonzero float of exponent width
+   se and fraction width sm, rounded once, ties to even, into the format of
+   widths eb and fb with its exponent range unbounded above. The result's bits
+   may pass the format's largest finite value; the caller applies overflow.
+   Subnormal results are kept; a result below half the least subnormal is 0.
+   Requires fb <= sm and a target whose least normal exponent is no lower than
+   the source's, so a subnormal source needs no normalizing: its bits at the
+   source's least exponent already place the target's rounding point. */
+NX_FN nx_u64 nx__round_mag(nx_u64 a, int se, int sm, int eb, int fb) {
+  int sbias = (1 << (se - 1)) - 1, bias = (1 << (eb - 1)) - 1;
+  int sexp = (int)(a >> sm);
+  nx_u64 sig = (a & (((nx_u64)1 << sm) - 1)) | ((nx_u64)(sexp != 0) << sm);
+  int t = (sexp != 0 ? sexp : 1) - sbias + bias; /* the target's biased exponent */
+  int shift = sm - fb + (t < 1 ? 1 - t : 0);
+  if (shift > sm + 2) shift = sm + 2; /* gives 0 all the same, and keeps shifts < 64 */
+  nx_u64 q = sig;
+  if (shift > 0) {
+    nx_u64 rest = sig & (((nx_u64)1 << shift) - 1), half = (nx_u64)1 << (shift - 1);
+    q = sig >> shift;
+    q += (rest > half) | ((rest == half) & (q & 1));
+  }
+  /* Adding the exponent to a q that still carries its implicit bit lets a
+     rounding carry flow into the exponent: subnormal to normal, binade to binade. */
+  return t >= 1 ? ((nx_u64)(t - 1) << fb) + q : q;
+}
+
+/* The store rule from a float of widths (se, sm) given by its bits u, into the
+   float format (eb, fb, inf, nan, sat) with fb <= sm: the result's bits. */
+NX_FN nx_u64 nx__store_float(nx_u64 u, int se, int sm, int eb, int fb, int inf, int nan, int sat) {
+  nx_u64 sign = (u >> (se + sm)) & 1, a = u & ((((nx_u64)1) << (se + sm)) - 1);
+  nx_u64 sexp_all = (((nx_u64)1 << se) - 1) << sm;
+  nx_u64 max = nx__max_finite(eb, fb, sat), inf_bits = (((nx_u64)1 << eb) - 1) << fb;
+  nx_u64 r;
+  int w = 1 + eb + fb;
+  if (a > sexp_all) { /* NaN */
+    if (!nan) return 0; /* float4_e2m1fn: +0 */
+    if (!inf) return (sign << (w - 1)) | max | 1; /* float8_e4m3fn: S.1111.111 */
+    /* The top fb bits of the fraction (quiet bit and the payload below it),
+       made quiet: a signalling NaN whose top payload bits are zero would
+       otherwise become an infinity. */
+    r = inf_bits | ((a & (((nx_u64)1 << sm) - 1)) >> (sm - fb)) | ((nx_u64)1 << (fb - 1));
+    return (sign << (w - 1)) | r;
+  }
+  if (a == sexp_all) r = inf ? inf_bits : max;
+  else if (a == 0) r = 0;
+  else {
+    r = nx__round_mag(a, se, sm, eb, fb);
+    if (r > max) r = inf ? inf_bits : max;
+  }
+  return (sign << (w - 1)) | r;
+}
+
+/* float64 and float32 as the formats' sources. */
+#define NX__F64 11, 52
+#define NX__F32 8, 23
+
+/* Store rule from float64 bits u, one function per float format: the bits
+   the element holds. */
+NX_FN nx_u64 nx_store_float64_f64(nx_u64 u) { return nx__store_float(u, NX__F64, 11, 52, 1, 1, 0); }
+NX_FN nx_u32 nx_store_float32_f64(nx_u64 u) { return (nx_u32)nx__store_float(u, NX__F64, 8, 23, 1, 1, 0); }
+NX_FN nx_u16 nx_store_float16_f64(nx_u64 u) { return (nx_u16)nx__store_float(u, NX__F64, 5, 10, 1, 1, 0); }
+NX_FN nx_u16 nx_store_bfloat16_f64(nx_u64 u) { return (nx_u16)nx__store_float(u, NX__F64, 8, 7, 1, 1, 0); }
+NX_FN nx_u8 nx_store_float8_e4m3fn_f64(nx_u64 u) { return (nx_u8)nx__store_float(u, NX__F64, 4, 3, 0, 1, 0x7E); }
+NX_FN nx_u8 nx_store_float8_e5m2_f64(nx_u64 u) { return (nx_u8)nx__store_float(u, NX__F64, 5, 2, 1, 1, 0); }
+NX_FN nx_u8 nx_store_float4_e2m1fn_f64(nx_u64 u) { return (nx_u8)nx__store_float(u, NX__F64, 2, 1, 0, 0, 0x7); }
+
+/* Direct float32 conversions: the store rule from float32 bits u, one rounding
+   (a float32 that came from a double has been rounded once already: store the
+   double itself to keep to one rounding). */
+NX_FN nx_u16 nx_store_float16_f32(nx_u32 u) { return (nx_u16)nx__store_float(u, NX__F32, 5, 10, 1, 1, 0); }
+NX_FN nx_u16 nx_store_bfloat16_f32(nx_u32 u) { return (nx_u16)nx__store_float(u, NX__F32, 8, 7, 1, 1, 0); }
+NX_FN nx_u8 nx_store_float8_e4m3fn_f32(nx_u32 u) { return (nx_u8)nx__store_float(u, NX__F32, 4, 3, 0, 1, 0x7E); }
+NX_FN nx_u8 nx_store_float8_e5m2_f32(nx_u32 u) { return (nx_u8)nx__store_float(u, NX__F32, 5, 2, 1, 1, 0); }
+NX_FN nx_u8 nx_store_float4_e2m1fn_f32(nx_u32 u) { return (nx_u8)nx__store_float(u, NX__F32, 2, 1, 0, 0, 0x7); }
+
+/* Integers: truncate toward zero and saturate to the range of the `bits`-wide
+   integer, signed or not; NaN stores as 0. The result is the element's bits
+   (two's complement for signed ones). */
+NX_FN nx_u64 nx__store_int(nx_u64 u, int bits, int is_signed) {
+  nx_u64 sign = u >> 63, a = u & 0x7FFFFFFFFFFFFFFFull;
+  nx_u64 mask = bits == 64 ? ~(nx_u64)0 : ((nx_u64)1 << bits) - 1;
+  int e = (int)(a >> 52), x = e - 1023;
+  int lim = is_signed ? bits - 1 : bits; /* magnitudes from 2^lim saturate */
+  nx_u64 sig = (a & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull, mag;
+  if (a > 0x7FF0000000000000ull || x < 0) return 0; /* NaN, or |x| < 1 */
+  if (is_signed) {
+    if (x >= lim) return (sign ? (nx_u64)1 << lim : ((nx_u64)1 << lim) - 1) & mask;
+    mag = x <= 52 ? sig >> (52 - x) : sig << (x - 52);
+    return (sign ? (nx_u64)0 - mag : mag) & mask;
+  }
+  if (sign) return 0;
+  if (x >= lim) return mask;
+  return x <= 52 ? sig >> (52 - x) : sig << (x - 52);
+}
+
+/* Booleans store x != 0: true for NaN, false for -0. */
+NX_FN nx_u64 nx__store_bool(nx_u64 u) { return (u & 0x7FFFFFFFFFFFFFFFull) != 0; }
+
+/* The store rule by code, from float64 bits u: the element's bits in the low
+   bits of the result. A complex dtype stores u as its real part and a zero
+   imaginary part: the result is the element's low 64 bits (its real part).
+   An unknown code gives 0. */
+NX_FN nx_u64 nx_dtype_store_f64bits(int code, nx_u64 u) {
+  switch (code) {
+  case NX_FLOAT64: case NX_COMPLEX128: return nx_store_float64_f64(u);
+  case NX_FLOAT32: case NX_COMPLEX64: return nx_store_float32_f64(u);
+  case NX_FLOAT16: return nx_store_float16_f64(u);
+  case NX_BFLOAT16: return nx_store_bfloat16_f64(u);
+  case NX_FLOAT8_E4M3FN: return nx_store_float8_e4m3fn_f64(u);
+  case NX_FLOAT8_E5M2: return nx_store_float8_e5m2_f64(u);
+  case NX_FLOAT4_E2M1FN: return nx_store_float4_e2m1fn_f64(u);
+  case NX_INT64: case NX_INT32: case NX_INT16: case NX_INT8: case NX_INT4:
+    return nx__store_int(u, nx_dtype_bits_of(code), 1);
+  case NX_UINT64: case NX_UINT32: case NX_UINT16: case NX_UINT8: case NX_UINT4:
+    return nx__store_int(u, nx_dtype_bits_of(code), 0);
+  case NX_BOOL: case NX_BIT: return nx__store_bool(u);
+  }
+  return 0;
+}
+
+/* ---- Loads -------------------------------------------------------------- */
+
+/* The bits of the float of widths (de, dm) whose value is that of the float
+   format (eb, fb, inf, nan, sat) element b: exact, for a destination of at
+   least the format's precision and range, its subnormals normal there. A NaN
+   keeps its sign and its fraction's bits at the top of the destination's; the
+   e4m3fn NaN gives the quiet NaN of its sign. */
+NX_FN nx_u64 nx__load_float(nx_u64 b, int eb, int fb, int inf, int nan, int de, int dm) {
+  int bias = (1 << (eb - 1)) - 1, dbias = (1 << (de - 1)) - 1, emax = (1 << eb) - 1;
+  nx_u64 sign = (b >> (eb + fb)) & 1, f = b & (((nx_u64)1 << fb) - 1);
+  nx_u64 dall = (((nx_u64)1 << de) - 1) << dm, r;
+  int e = (int)((b >> fb) & (nx_u64)emax);
+  if (nan && e == emax && (inf ? f != 0 : f == ((nx_u64)1 << fb) - 1))
+    r = dall | (inf ? f << (dm - fb) : (nx_u64)1 << (dm - 1));
+  else if (inf && e == emax) r = dall;
+  else if (e != 0) r = ((nx_u64)(e - bias + dbias) << dm) | (f << (dm - fb));
+  else if (f == 0) r = 0;
+  else { /* subnormal: normalize, at most fb steps */
+    int x = 1 - bias;
+    while (!(f >> fb)) { f <<= 1; x--; }
+    r = ((nx_u64)(x + dbias) << dm) | ((f & (((nx_u64)1 << fb) - 1)) << (dm - fb));
+  }
+  return (sign << (de + dm)) | r;
+}
+
+/* The float64 bits of the integer n, rounded to nearest, ties to even, where
+   |n| passes 2^53 (integer arithmetic: no dependence on the rounding mode). */
+NX_FN nx_u64 nx__f64bits_of_u64(nx_u64 n, nx_u64 sign) {
+  int l = 0; /* the bit length of n */
+  nx_u64 t = n, q;
+  if (n == 0) return sign << 63;
+  if (t >> 32) { t >>= 32; l += 32; }
+  if (t >> 16) { t >>= 16; l += 16; }
+  if (t >> 8) { t >>= 8; l += 8; }
+  if (t >> 4) { t >>= 4; l += 4; }
+  if (t >> 2) { t >>= 2; l += 2; }
+  if (t >> 1) { t >>= 1; l += 1; }
+  l += 1;
+  if (l <= 53) q = n << (53 - l);
+  else {
+    int s = l - 53;
+    nx_u64 rest = n & (((nx_u64)1 << s) - 1), half = (nx_u64)1 << (s - 1);
+    q = n >> s;
+    q += (rest > half) | ((rest == half) & (q & 1));
+    if (q >> 53) { q >>= 1; l++; }
+  }
+  return (sign << 63) | ((nx_u64)(l - 1 + 1023) << 52) | (q & 0xFFFFFFFFFFFFFull);
+}
+
+/* The value of an element of a `bits`-wide integer format whose bits are b,
+   sign-extended for a signed one. */
+NX_FN nx_i64 nx__int_value(nx_u64 b, int bits, int is_signed) {
+  nx_u64 mask = bits == 64 ? ~(nx_u64)0 : ((nx_u64)1 << bits) - 1;
+  b &= mask;
+  if (is_signed && bits < 64 && (b >> (bits - 1))) b |= ~mask;
+  return (nx_i64)b;
+}
+
+/* Loads into float64 bits, one function per float format. */
+NX_FN nx_u64 nx_load_float32_f64(nx_u32 b) { return nx__load_float(b, 8, 23, 1, 1, NX__F64); }
+NX_FN nx_u64 nx_load_float16_f64(nx_u16 b) { return nx__load_float(b, 5, 10, 1, 1, NX__F64); }
+NX_FN nx_u64 nx_load_bfloat16_f64(nx_u16 b) { return nx__load_float(b, 8, 7, 1, 1, NX__F64); }
+NX_FN nx_u64 nx_load_float8_e4m3fn_f64(nx_u8 b) { return nx__load_float(b, 4, 3, 0, 1, NX__F64); }
+NX_FN nx_u64 nx_load_float8_e5m2_f64(nx_u8 b) { return nx__load_float(b, 5, 2, 1, 1, NX__F64); }
+NX_FN nx_u64 nx_load_float4_e2m1fn_f64(nx_u8 b) { return nx__load_float(b & 0xF, 2, 1, 0, 0, NX__F64); }
+
+/* Loads into float32 bits, exact, for the formats narrower than float32. */
+NX_FN nx_u32 nx_load_float16_f32(nx_u16 b) { return (nx_u32)nx__load_float(b, 5, 10, 1, 1, NX__F32); }
+NX_FN nx_u32 nx_load_bfloat16_f32(nx_u16 b) { return (nx_u32)b << 16; /* same exponent range */ }
+NX_FN nx_u32 nx_load_float8_e4m3fn_f32(nx_u8 b) { return (nx_u32)nx__load_float(b, 4, 3, 0, 1, NX__F32); }
+NX_FN nx_u32 nx_load_float8_e5m2_f32(nx_u8 b) { return (nx_u32)nx__load_float(b, 5, 2, 1, 1, NX__F32); }
+NX_FN nx_u32 nx_load_float4_e2m1fn_f32(nx_u8 b) { return (nx_u32)nx__load_float(b & 0xF, 2, 1, 0, 0, NX__F32); }
+
+/* The value of an element of dtype `code` whose bits are b, as float64 bits:
+   exact for every float format and for integers up to 2^53 in magnitude, the
+   nearest double (ties to even) beyond; 0 or 1 for booleans (any nonzero bits
+   are true); a complex element's real part, from its low 64 bits. An unknown
+   code gives 0. */
+NX_FN nx_u64 nx_dtype_load_f64bits(int code, nx_u64 b) {
+  nx_i64 v;
+  switch (code) {
+  case NX_FLOAT64: case NX_COMPLEX128: return b;
+  case NX_FLOAT32: case NX_COMPLEX64: return nx_load_float32_f64((nx_u32)b);
+  case NX_FLOAT16: return nx_load_float16_f64((nx_u16)b);
+  case NX_BFLOAT16: return nx_load_bfloat16_f64((nx_u16)b);
+  case NX_FLOAT8_E4M3FN: return nx_load_float8_e4m3fn_f64((nx_u8)b);
+  case NX_FLOAT8_E5M2: return nx_load_float8_e5m2_f64((nx_u8)b);
+  case NX_FLOAT4_E2M1FN: return nx_load_float4_e2m1fn_f64((nx_u8)b);
+  case NX_INT64: case NX_INT32: case NX_INT16: case NX_INT8: case NX_INT4:
+    v = nx__int_value(b, nx_dtype_bits_of(code), 1);
+    return v < 0 ? nx__f64bits_of_u64((nx_u64)0 - (nx_u64)v, 1) : nx__f64bits_of_u64((nx_u64)v, 0);
+  case NX_UINT64: case NX_UINT32: case NX_UINT16: case NX_UINT8: case NX_UINT4:
+    return nx__f64bits_of_u64((nx_u64)nx__int_value(b, nx_dtype_bits_of(code), 0), 0);
+  case NX_BOOL: return (b & 0xFF) ? 0x3FF0000000000000ull : 0;
+  case NX_BIT: return (b & 1) ? 0x3FF0000000000000ull : 0;
+  }
+  return 0;
+}
+
+#if defined(NX_HAS_DOUBLE)
+/* The store rule and the load by code on doubles. */
+NX_FN nx_u64 nx_dtype_store_double(int code, double x) { return nx_dtype_store_f64bits(code, NX__F64_BITS(x)); }
+NX_FN double nx_dtype_load_double(int code, nx_u64 b) { return NX__F64_OF_BITS(nx_dtype_load_f64bits(code, b)); }
+#endif
+
+/* ---- Sub-byte elements -------------------------------------------------- */
+
+/* The element at position p of a buffer of `bits`-wide elements (1, 2 or 4),
+   packed little-endian inside each byte: element 0 in the low bits. */
+#if defined(__OPENCL_VERSION__)
+#define NX__GLOBAL global
+#else
+#define NX__GLOBAL
+#endif
+NX_FN nx_u8 nx_subbyte_get(const NX__GLOBAL nx_u8 *buf, nx_i64 p, int bits) {
+  nx_i64 bit = p * bits;
+  return (nx_u8)((buf[bit >> 3] >> (bit & 7)) & ((1u << bits) - 1));
+}
+
+/* Stores v's low `bits` bits as the element at position p, leaving the other
+   bits of its byte as they are. Not atomic: a byte shared with another thread's
+   stores needs the array module's atomic store. */
+NX_FN void nx_subbyte_put(NX__GLOBAL nx_u8 *buf, nx_i64 p, int bits, nx_u8 v) {
+  nx_i64 bit = p * bits;
+  unsigned mask = ((1u << bits) - 1) << (bit & 7);
+  buf[bit >> 3] = (nx_u8)((buf[bit >> 3] & ~mask) | (((unsigned)v << (bit & 7)) & mask));
+}
+
+/* ---- The Dtype API (C and C++ hosts, libnx) ----------------------------- */
+
+#if !defined(NX_DTYPE_PORTABLE_ONLY)
+#include <stddef.h>
+#include "nx_error.h"
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A complex value: its real part first, as a complex element stores it. */
+typedef struct nx_complex {
+  double re, im;
+} nx_complex;
+
+/* A value of a dtype, the C form of the seed's 'v: the member its kind names
+   holds it. Float formats: f (a double holds every value of every float
+   format). Signed integers: i. Unsigned integers: u. Complex: c. Booleans: b. */
+typedef union nx_value {
+  double f;
+  int64_t i;
+  uint64_t u;
+  nx_complex c;
+  bool b;
+} nx_value;
+
+/* The facts of a float format (Dtype.float_format). */
+typedef struct nx_float_format {
+  int exponent_bits; /* the width of the exponent field */
+  int fraction_bits; /* the width of the fraction field, without the implicit bit */
+  bool infinities;   /* whether the format has infinities */
+  bool nans;         /* whether the format has NaNs */
+  double epsilon;    /* the gap between 1 and the next value, 2^-fraction_bits */
+  double min_normal; /* the least positive normal value */
+  double max_finite; /* the largest finite value */
+} nx_float_format;
+
+/* Functions below that take an nx_dtype need one of the 21 codes; another
+   value gives 0, NULL or false (as the function's type allows) and sets
+   nx_error_message(), naming the function. */
+
+/* nx_dtype_all() is every dtype in code order: NX_DTYPE_COUNT of them. */
+NX_API const nx_dtype *nx_dtype_all(void);
+
+/* nx_dtype_code(dt) is dt's code: its index in nx_dtype_all() and its NX_<NAME>. */
+NX_API int nx_dtype_code(nx_dtype dt);
+
+/* nx_dtype_of_code(c, &dt) sets dt to the dtype whose code is c and returns 1,
+   or returns 0 (None) and leaves dt unset unless 0 <= c < NX_DTYPE_COUNT.
+   It allocates nothing. */
+NX_API int nx_dtype_of_code(int c, nx_dtype *dt);
+
+/* nx_dtype_bits(dt) is the width of one element of dt in bits: 1 for NX_BIT,
+   4 for the 4-bit formats, 8 for NX_BOOL, up to 128 for NX_COMPLEX128. */
+NX_API int nx_dtype_bits(nx_dtype dt);
+
+/* nx_dtype_bytes(dt, n, &b) sets b to the number of bytes n elements of dt
+   fill, ceil(n * bits / 8), and returns 0.
+   Fails with NX_EINVAL, b unset, if n < 0 or the number does not fit in an
+   int64_t. */
+NX_API int nx_dtype_bytes(nx_dtype dt, int64_t n, int64_t *b);
+
+/* nx_dtype_name(dt) is dt's name, the seed's constructor name in lower case,
+   as "float32" or "float4_e2m1fn": a static string. */
+NX_API const char *nx_dtype_name(nx_dtype dt);
+
+/* nx_dtype_of_name(s, &dt) sets dt to the dtype named s and returns 1, or
+   returns 0 (None), dt unset, if no dtype has that name (NULL included). */
+NX_API int nx_dtype_of_name(const char *s, nx_dtype *dt);
+
+/* nx_dtype_kind(dt) is the kind of number dt holds. */
+NX_API nx_kind nx_dtype_kind(nx_dtype dt);
+
+/* nx_dtype_is(k, dt) is true iff nx_dtype_kind(dt) is k. */
+NX_API bool nx_dtype_is(nx_kind k, nx_dtype dt);
+
+/* nx_dtype_equal(a, b) is true iff a and b are the same dtype. */
+NX_API bool nx_dtype_equal(nx_dtype a, nx_dtype b);
+
+/* nx_dtype_zero(dt) is dt's additive identity: 0, 0+0i, and false for booleans. */
+NX_API nx_value nx_dtype_zero(nx_dtype dt);
+
+/* nx_dtype_one(dt) is dt's multiplicative identity: 1, 1+0i, and true for booleans. */
+NX_API nx_value nx_dtype_one(nx_dtype dt);
+
+/* nx_dtype_min_value(dt, &v) sets v to dt's least value and returns 0:
+   -infinity for a float format with infinities, -448 for float8_e4m3fn and -6
+   for float4_e2m1fn, the least integer, 0 for unsigned formats, and false for
+   booleans.
+   Fails with NX_EINVAL, v unset, if dt is complex. */
+NX_API int nx_dtype_min_value(nx_dtype dt, nx_value *v);
+
+/* nx_dtype_max_value(dt, &v) sets v to dt's greatest value and returns 0:
+   infinity for a float format with infinities, 448 for float8_e4m3fn and 6
+   for float4_e2m1fn, the greatest integer (15, 255, 65535, ... for unsigned
+   ones, UINT64_MAX for uint64), and true for booleans.
+   Fails with NX_EINVAL, v unset, if dt is complex. */
+NX_API int nx_dtype_max_value(nx_dtype dt, nx_value *v);
+
+/* nx_dtype_holds(dt, v) is false iff dt is an integer format and v an integer
+   below its least or above its greatest value: the only values a store into
+   dt refuses. It allocates nothing. */
+NX_API bool nx_dtype_holds(nx_dtype dt, nx_value v);
+
+/* nx_dtype_exact(a, b) is true iff every value of a is a value of b, so that a
+   store of one into b gives the same number, the same infinity or a NaN. A
+   boolean is 0 or 1, which every dtype holds, and only a boolean holds a
+   boolean. An integer is exact into an integer that holds its range, and into
+   a float whose significand (fraction_bits and one) holds its magnitude: int8
+   into bfloat16, int16 into float32, int32 into float64, int64 into none. A
+   float is exact into a float of at least its precision, range and least
+   magnitude that has an infinity and a NaN where it does: float16 and bfloat16
+   into float32, the 8-bit floats into float16. A complex number is exact only
+   into a complex dtype, and a real into a complex one whose component it is
+   exact into. It allocates nothing. */
+NX_API bool nx_dtype_exact(nx_dtype a, nx_dtype b);
+
+/* nx_dtype_of_float(dt, x) is the value a store of x into dt holds (the store
+   rule): for a float format the nearest value, ties to even, with dt's
+   overflow and NaN rules; integers truncate toward zero and saturate, NaN to 0;
+   complex x+0i rounded to the component; booleans x != 0, true for NaN. */
+NX_API nx_value nx_dtype_of_float(nx_dtype dt, double x);
+
+/* nx_dtype_float_format(dt, &f) sets f to the facts of dt's float format and
+   returns 0.
+   Fails with NX_EINVAL, f unset, unless dt is a float format (the seed's type
+   admits only those). */
+NX_API int nx_dtype_float_format(nx_dtype dt, nx_float_format *f);
+
+/* nx_dtype_pp_value(dt, v, buf, cap) writes the text of a value v of dt into
+   buf, NUL-terminated, and returns its length:
+   - a finite float as the fewest significant digits that round back to it
+     under the store rule with the exponent unbounded above, and of those the
+     nearest, ties to the even digit: "0.1" for the float32 nearest 0.1,
+     "65500" for float16 65504, "450" for float8_e4m3fn 448. Positional for
+     magnitudes from 1e-4 up to 1e16, as "0.01563", and d.ddde+XX outside, as
+     "1.59e+29" and "6e-08"; the same digits on every system. "nan", "inf",
+     "-inf", "-0";
+   - an integer in decimal, an unsigned one unsigned;
+   - a complex number as its two components so formatted, "re+imi" or "re-imi"
+     when the imaginary part is negative, as "0.5-2i";
+   - a boolean as "true" or "false".
+   Fails with NX_EINVAL, buf's contents unspecified, if a finite float or a
+   complex component is not a value of dt's format (0.1 is not a float32), an
+   integer is outside dt's range, or cap is too small for the text and its NUL
+   (at most NX_DTYPE_PP_MAX bytes for any value). */
+NX_API int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap);
+
+/* The longest text nx_dtype_pp_value writes, its NUL included. */
+#define NX_DTYPE_PP_MAX 64
+
+/* The bits an element of dtype `code` holds after a store of x (the store
+   rule), in the low bits of the result. Defined for every non-complex dtype;
+   for a complex one, its real part's bits (the element's low 64 bits). An
+   unknown code gives 0 and sets nx_error_message(). */
+NX_API uint64_t nx_dtype_store_bits(int code, double x);
+
+/* The value of an element of dtype `code` whose bits are `bits`, as a double
+   (exact for every float format and for integers up to 2^53 in magnitude; the
+   nearest double, ties to even, beyond). An unknown code gives 0 and sets
+   nx_error_message(). */
+NX_API double nx_dtype_load_bits(int code, uint64_t bits);
+
+/* pp_value for a real value x of dtype `code` into buf (NUL-terminated, at most
+   cap bytes): integers and booleans given as the double of their value, a
+   complex dtype's x as x+0i. Returns the length, or -1 with nx_error_message()
+   set if code is unknown, x is not a value of the format (0.1 is not a
+   float32, 2.5 not an int8) or the buffer is too small. */
+NX_API int nx_dtype_format_value(int code, double x, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* !NX_DTYPE_PORTABLE_ONLY */
+
+#endif /* NX_DTYPE_H */

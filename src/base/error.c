@@ -1,0 +1,37 @@
+/* The thread-local error message and the status names. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* Long enough for a refusal that names its function and several operands;
+   longer messages are cut, never overflowed. */
+static _Thread_local char message[1024];
+
+int nx__fail(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+const char *nx_error_message(void) { return message; }
+
+const char *nx_status_name(int s) {
+  switch (s) {
+#define NX__NAME(name, value, text) case value: return "NX_" #name;
+    NX_STATUS_TABLE(NX__NAME)
+#undef NX__NAME
+  }
+  return "NX_UNKNOWN";
+}
+
+const char *nx_status_text(int s) {
+  switch (s) {
+#define NX__TEXT(name, value, text) case value: return text;
+    NX_STATUS_TABLE(NX__TEXT)
+#undef NX__TEXT
+  }
+  return "unknown status";
+}

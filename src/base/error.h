@@ -1,0 +1,18 @@
+/* Internal: setting the thread-local error message. */
+#ifndef NX_BASE_ERROR_H
+#define NX_BASE_ERROR_H
+
+#include "nx_error.h"
+
+#if defined(__GNUC__)
+#define NX__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define NX__PRINTF(f, a)
+#endif
+
+/* nx__fail(status, fmt, ...) sets the calling thread's message to the
+   formatted text, truncated to the message buffer, and returns status, so a
+   failure is one return statement. */
+int nx__fail(int status, const char *fmt, ...) NX__PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# make test: configure, build and run every suite under ctest, once plainly and
+# once under ASan+UBSan, the concurrency suites under TSan too, then print
+# "N passed, M failed, K skipped" with the reasons for skips above it.
+set -u
+cd "$(dirname "$0")/../.."
+jobs=$(nproc 2>/dev/null || echo 2)
+status=0
+run() { # name, cmake options, ctest options
+  local name=$1 opts=$2 sel=$3 dir=build/$1
+  echo "== $name: configure and build"
+  if ! cmake -S . -B "$dir" -DNX_BENCH=OFF $opts >"$dir.log" 2>&1 || ! cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1; then
+    tail -50 "$dir.log"
+    echo "BUILD FAILED: $name" | tee build/$name.buildfail
+    status=1
+    return
+  fi
+  rm -f build/$name.buildfail
+  echo "== $name: test"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" $sel --output-junit "$PWD/junit.xml") || status=1
+}
+mkdir -p build
+rm -f build/*.buildfail build/*/junit.xml
+run plain "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
+run asan "-DCMAKE_BUILD_TYPE=Debug -DNX_SANITIZE=ON" ""
+run tsan "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DNX_TSAN=ON" "-L concurrency"
+python3 tools/ci/summary.py build/plain/junit.xml build/asan/junit.xml build/tsan/junit.xml build/*.buildfail || status=1
+exit $status

@@ -1,0 +1,8 @@
+/* The nx command's subcommands: each takes its own argv (argv[0] is its
+   name) and returns the process's exit status. */
+#ifndef NX_TOOLS_COMMANDS_H
+#define NX_TOOLS_COMMANDS_H
+
+int nx_cmd_dtypes(int argc, char **argv);
+
+#endif
