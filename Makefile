@@ -1,7 +1,7 @@
 # The commands the README names. Each does its own set-up on a fresh Debian
 # machine (as root): tools/install-deps.sh installs what is missing.
 
-.PHONY: all test nx-sample build bench install clean deps
+.PHONY: all test run build bench install clean deps
 
 all: build
 
@@ -13,7 +13,7 @@ build: deps
 	cmake --build build/release -j
 
 # The main job: the nx command on a shipped sample.
-nx-sample: build
+run: build
 	build/release/tools/nx dtypes
 
 # Every suite, plainly, under ASan+UBSan, and the concurrency suites under TSan.

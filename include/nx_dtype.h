@@ -12,8 +12,9 @@
    nx_error_message() (nx_error.h).
 
    Configuration (define before including):
-     NX_DTYPE_PORTABLE_ONLY  leave out the host API declarations, as device
-                             compilers do automatically.
+     NX_DTYPE_PORTABLE_ONLY  leave out the host API declarations, as OpenCL C
+                             and Metal do automatically (CUDA and HIP keep
+                             them for the host code of a single source).
 
    Conventions. A dtype is named by its code (enum nx_dtype, NX_FLOAT64 = 0 ...
    NX_BIT = 20, the order of Dtype.all). Conversions work on bit patterns: a
@@ -63,10 +64,10 @@ typedef uint32_t nx_u32;
 typedef uint16_t nx_u16;
 typedef uint8_t nx_u8;
 #if defined(__CUDACC__) || defined(__HIPCC__)
+/* No NX_DTYPE_PORTABLE_ONLY in the device pass (__CUDA_ARCH__,
+   __HIP_DEVICE_COMPILE__): it parses the host code of the same source too,
+   whose calls need the host API declared; device code cannot call it. */
 #define NX_FN static __host__ __device__ inline
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define NX_DTYPE_PORTABLE_ONLY 1
-#endif
 #else
 #define NX_FN static inline
 #endif
@@ -265,6 +266,26 @@ NX_FN nx_u64 nx__store_float(nx_u64 u, int se, int sm, int eb, int fb, int inf, 
   return (sign << (w - 1)) | r;
 }
 
+/* The store rule from float64 bits for the formats narrower than float64,
+   with a fast path for the magnitudes whose result is normal or overflows
+   past the top binade: there rounding is one add on the rebiased bits, its
+   carry flowing into the exponent, and overflow one compare. Everything else
+   (zeros, subnormal results, huge values, infinities, NaNs) takes the general
+   path. */
+NX_FN nx_u64 nx__store_from_f64(nx_u64 u, int eb, int fb, int inf, int nan, int sat) {
+  int bias = (1 << (eb - 1)) - 1, sh = 52 - fb;
+  nx_u64 a = u & 0x7FFFFFFFFFFFFFFFull, max = nx__max_finite(eb, fb, sat);
+  nx_u64 lo = (nx_u64)(1023 - bias + 1) << 52;                       /* the least normal */
+  nx_u64 hi = (nx_u64)(1023 - bias + (max >> fb) + 1) << 52;         /* past the top binade */
+  if (a - lo < hi - lo) {
+    nx_u64 m = a - ((nx_u64)(1023 - bias) << 52);
+    nx_u64 r = (m + (((nx_u64)1 << (sh - 1)) - 1) + ((m >> sh) & 1)) >> sh;
+    r = r > max ? (inf ? (((nx_u64)1 << eb) - 1) << fb : max) : r;
+    return ((u >> 63) << (eb + fb)) | r;
+  }
+  return nx__store_float(u, 11, 52, eb, fb, inf, nan, sat);
+}
+
 /* float64 and float32 as the formats' sources. */
 #define NX__F64 11, 52
 #define NX__F32 8, 23
@@ -272,12 +293,12 @@ NX_FN nx_u64 nx__store_float(nx_u64 u, int se, int sm, int eb, int fb, int inf, 
 /* Store rule from float64 bits u, one function per float format: the bits
    the element holds. */
 NX_FN nx_u64 nx_store_float64_f64(nx_u64 u) { return nx__store_float(u, NX__F64, 11, 52, 1, 1, 0); }
-NX_FN nx_u32 nx_store_float32_f64(nx_u64 u) { return (nx_u32)nx__store_float(u, NX__F64, 8, 23, 1, 1, 0); }
-NX_FN nx_u16 nx_store_float16_f64(nx_u64 u) { return (nx_u16)nx__store_float(u, NX__F64, 5, 10, 1, 1, 0); }
-NX_FN nx_u16 nx_store_bfloat16_f64(nx_u64 u) { return (nx_u16)nx__store_float(u, NX__F64, 8, 7, 1, 1, 0); }
-NX_FN nx_u8 nx_store_float8_e4m3fn_f64(nx_u64 u) { return (nx_u8)nx__store_float(u, NX__F64, 4, 3, 0, 1, 0x7E); }
-NX_FN nx_u8 nx_store_float8_e5m2_f64(nx_u64 u) { return (nx_u8)nx__store_float(u, NX__F64, 5, 2, 1, 1, 0); }
-NX_FN nx_u8 nx_store_float4_e2m1fn_f64(nx_u64 u) { return (nx_u8)nx__store_float(u, NX__F64, 2, 1, 0, 0, 0x7); }
+NX_FN nx_u32 nx_store_float32_f64(nx_u64 u) { return (nx_u32)nx__store_from_f64(u, 8, 23, 1, 1, 0); }
+NX_FN nx_u16 nx_store_float16_f64(nx_u64 u) { return (nx_u16)nx__store_from_f64(u, 5, 10, 1, 1, 0); }
+NX_FN nx_u16 nx_store_bfloat16_f64(nx_u64 u) { return (nx_u16)nx__store_from_f64(u, 8, 7, 1, 1, 0); }
+NX_FN nx_u8 nx_store_float8_e4m3fn_f64(nx_u64 u) { return (nx_u8)nx__store_from_f64(u, 4, 3, 0, 1, 0x7E); }
+NX_FN nx_u8 nx_store_float8_e5m2_f64(nx_u64 u) { return (nx_u8)nx__store_from_f64(u, 5, 2, 1, 1, 0); }
+NX_FN nx_u8 nx_store_float4_e2m1fn_f64(nx_u64 u) { return (nx_u8)nx__store_from_f64(u, 2, 1, 0, 0, 0x7); }
 
 /* Direct float32 conversions: the store rule from float32 bits u, one rounding
    (a float32 that came from a double has been rounded once already: store the

@@ -1,4 +1,6 @@
 /* Dtype.pp_value: the text of a value, the same on every system. */
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/error.h"
@@ -59,7 +61,8 @@ static int scientific(char *p, uint64_t d, int e) {
   return len + put_digits(p + len, (uint64_t)x);
 }
 
-int nx__format_float(int code, uint64_t u, char *buf) {
+/* The text of a finite or infinite value or NaN, computed. */
+static int format_float_direct(int code, uint64_t u, char *buf) {
   int len = 0, eb = nx_dtype_exponent_bits_of(code), fb = nx_dtype_fraction_bits_of(code);
   uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
   if (a > 0x7FF0000000000000ull) { memcpy(buf, "nan", 4); return 3; }
@@ -79,17 +82,81 @@ int nx__format_float(int code, uint64_t u, char *buf) {
   return len;
 }
 
+/* For the formats of 16 bits or fewer, the text of every code, made on first
+   use: printing is then a lookup. Threads that race to make a table each make
+   one and all but the first to publish it free theirs. Without memory, text
+   is computed as for the wider formats. */
+/* Every table text is shorter than COPY bytes, so copying COPY bytes, a size
+   the compiler moves in a few registers, beats a memcpy of each length. */
+#define COPY 24
+
+typedef struct {
+  uint32_t *start; /* code b's text is pool[start[b] .. start[b + 1]) */
+  char *pool;
+} text_table;
+
+static _Atomic(text_table *) tables[NX_DTYPE_COUNT];
+
+static void free_table(text_table *t) {
+  if (t) { free(t->start); free(t->pool); }
+  free(t);
+}
+
+static text_table *make_table(int code) {
+  size_t n = (size_t)1 << nx_dtype_bits_of(code), used = 0;
+  text_table *t = calloc(1, sizeof *t);
+  if (t) t->start = malloc((n + 1) * sizeof *t->start);
+  if (t && t->start) t->pool = malloc(n * NX_DTYPE_PP_MAX + COPY);
+  if (!t || !t->start || !t->pool) { free_table(t); return NULL; }
+  for (size_t b = 0; b < n; b++) {
+    t->start[b] = (uint32_t)used;
+    used += (size_t)format_float_direct(code, nx_dtype_load_f64bits(code, b), t->pool + used);
+  }
+  t->start[n] = (uint32_t)used;
+  /* Room past the last text for the fixed-size copy of float_text. */
+  memset(t->pool + used, 0, COPY);
+  char *shrunk = realloc(t->pool, used + COPY);
+  if (shrunk) t->pool = shrunk;
+  return t;
+}
+
+static text_table *table_of(int code) {
+  if ((unsigned)code >= NX_DTYPE_COUNT) return NULL;
+  text_table *t = atomic_load_explicit(&tables[code], memory_order_acquire), *none = NULL;
+  if (t || !(t = make_table(code))) return t;
+  if (!atomic_compare_exchange_strong_explicit(&tables[code], &none, t, memory_order_acq_rel, memory_order_acquire)) {
+    free_table(t);
+    t = none;
+  }
+  return t;
+}
+
+/* The text of the float64 bits u as a value of float format `code` (or a
+   complex one's component) into out, which has room for COPY bytes past any
+   text (a complex text's second part starts at most 26 bytes into its
+   NX_DTYPE_PP_MAX): its
+   length, or -1 if u is not a value of the format. */
+static int float_text(int code, uint64_t u, char *out) {
+  uint64_t b = nx_dtype_store_f64bits(code, u);
+  if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
+    if (!nx_dtype_has_nans(code)) return -1;
+  } else if (nx_dtype_load_f64bits(code, b) != u) return -1;
+  text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
+  if (!t) return format_float_direct(code, u, out);
+  uint32_t len = t->start[b + 1] - t->start[b];
+  memcpy(out, t->pool + t->start[b], COPY);
+  out[len] = 0;
+  return (int)len;
+}
+
+int nx__format_float(int code, uint64_t u, char *buf) {
+  int len = float_text(code, u, buf);
+  return len >= 0 ? len : format_float_direct(code, u, buf);
+}
+
 /* The component format of a complex dtype, else dt itself. */
 static int component(nx_dtype dt) {
   return dt == NX_COMPLEX128 ? NX_FLOAT64 : dt == NX_COMPLEX64 ? NX_FLOAT32 : (int)dt;
-}
-
-/* Whether the double x is a value of float format `code`: a store of it gives
-   it back, bit for bit, or it is a NaN of a format with NaNs. */
-static bool is_float_value(int code, double x) {
-  uint64_t u = nx__f64_bits(x);
-  if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return nx_dtype_has_nans(code);
-  return nx_dtype_load_f64bits(code, nx_dtype_store_f64bits(code, u)) == u;
 }
 
 static int put_int(char *p, int64_t i) {
@@ -118,47 +185,48 @@ int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
   int len = 0;
   if (!nx__dtype_valid(fn, dt)) return NX_EINVAL;
   if (buf == NULL) return nx__fail(NX_EINVAL, "%s: the buffer is NULL", fn);
-  int bits = nx_dtype_bits_of(dt);
+  /* Write in place where any text fits; else through t, to check the size. */
+  char *out = cap >= NX_DTYPE_PP_MAX ? buf : t;
   switch (nx_dtype_kind_of(dt)) {
   case NX_KIND_FLOAT:
-    if (!is_float_value(dt, v.f)) return not_a_value(fn, v.f, dt);
-    len = nx__format_float(dt, nx__f64_bits(v.f), t);
+    if ((len = float_text(dt, nx__f64_bits(v.f), out)) < 0) return not_a_value(fn, v.f, dt);
     break;
   case NX_KIND_COMPLEX: {
     int cc = component(dt);
-    if (!is_float_value(cc, v.c.re)) return not_a_value(fn, v.c.re, dt);
-    if (!is_float_value(cc, v.c.im)) return not_a_value(fn, v.c.im, dt);
     uint64_t im = nx__f64_bits(v.c.im);
-    len = nx__format_float(cc, nx__f64_bits(v.c.re), t);
+    if ((len = float_text(cc, nx__f64_bits(v.c.re), out)) < 0) return not_a_value(fn, v.c.re, dt);
     /* The sign goes between the parts: -0 and negative NaNs too, so the text
        keeps the imaginary part's sign bit. */
-    t[len++] = (im >> 63) ? '-' : '+';
-    len += nx__format_float(cc, im & 0x7FFFFFFFFFFFFFFFull, t + len);
-    t[len++] = 'i';
-    t[len] = 0;
+    out[len++] = (im >> 63) ? '-' : '+';
+    int n = float_text(cc, im & 0x7FFFFFFFFFFFFFFFull, out + len);
+    if (n < 0) return not_a_value(fn, v.c.im, dt);
+    len += n;
+    out[len++] = 'i';
+    out[len] = 0;
     break;
   }
   case NX_KIND_SIGNED:
     if (!nx_dtype_holds(dt, v))
       return nx__fail(NX_EINVAL, "%s: %lld is not a value of %s", fn, (long long)v.i, nx_dtype_name(dt));
-    len = put_int(t, v.i);
+    len = put_int(out, v.i);
     break;
   case NX_KIND_UNSIGNED:
     if (!nx_dtype_holds(dt, v))
       return nx__fail(NX_EINVAL, "%s: %llu is not a value of %s", fn, (unsigned long long)v.u, nx_dtype_name(dt));
-    len = put_digits(t, v.u);
-    t[len] = 0;
+    len = put_digits(out, v.u);
+    out[len] = 0;
     break;
   case NX_KIND_BOOLEAN:
     len = v.b ? 4 : 5;
-    memcpy(t, v.b ? "true" : "false", (size_t)len + 1);
+    memcpy(out, v.b ? "true" : "false", (size_t)len + 1);
     break;
   }
-  (void)bits;
-  if ((size_t)len >= cap)
-    return nx__fail(NX_EINVAL, "%s: the text of a %s value takes %d bytes with its NUL and the buffer holds %zu", fn,
-                    nx_dtype_name(dt), len + 1, cap);
-  memcpy(buf, t, (size_t)len + 1);
+  if (out == t) {
+    if ((size_t)len >= cap)
+      return nx__fail(NX_EINVAL, "%s: the text of a %s value takes %d bytes with its NUL and the buffer holds %zu",
+                      fn, nx_dtype_name(dt), len + 1, cap);
+    memcpy(buf, t, (size_t)len + 1);
+  }
   return len;
 }
 

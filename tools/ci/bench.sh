@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# make bench: every benchmark, each printing its ratios against its peer.
+set -eu
+build=${1:-build/bench}
+python3 bench/dtype/run.py "$build/bench/bench_dtype"
