@@ -4,5 +4,6 @@
 
 #include "nx_error.h"
 #include "nx_dtype.h"
+#include "nx_layout.h"
 
 #endif

@@ -231,9 +231,9 @@ NX_FN nx_u64 nx__round_mag(nx_u64 a, int se, int sm, int eb, int fb) {
   if (shift > sm + 2) shift = sm + 2; /* gives 0 all the same, and keeps shifts < 64 */
   nx_u64 q = sig;
   if (shift > 0) {
-    nx_u64 rest = sig & (((nx_u64)1 << shift) - 1), half = (nx_u64)1 << (shift - 1);
+    nx_u64 rest = sig & (((nx_u64)1 << shift) - 1), halfway = (nx_u64)1 << (shift - 1);
     q = sig >> shift;
-    q += (rest > half) | ((rest == half) & (q & 1));
+    q += (rest > halfway) | ((rest == halfway) & (q & 1));
   }
   /* Adding the exponent to a q that still carries its implicit bit lets a
      rounding carry flow into the exponent: subnormal to normal, binade to binade. */
@@ -395,9 +395,9 @@ NX_FN nx_u64 nx__f64bits_of_u64(nx_u64 n, nx_u64 sign) {
   if (l <= 53) q = n << (53 - l);
   else {
     int s = l - 53;
-    nx_u64 rest = n & (((nx_u64)1 << s) - 1), half = (nx_u64)1 << (s - 1);
+    nx_u64 rest = n & (((nx_u64)1 << s) - 1), halfway = (nx_u64)1 << (s - 1);
     q = n >> s;
-    q += (rest > half) | ((rest == half) & (q & 1));
+    q += (rest > halfway) | ((rest == halfway) & (q & 1));
     if (q >> 53) { q >>= 1; l++; }
   }
   return (sign << 63) | ((nx_u64)(l - 1 + 1023) << 52) | (q & 0xFFFFFFFFFFFFFull);
@@ -522,8 +522,8 @@ typedef struct nx_float_format {
 } nx_float_format;
 
 /* Functions below that take an nx_dtype need one of the 21 codes; another
-   value gives 0, NULL or false (as the function's type allows) and sets
-   nx_error_message(), naming the function. */
+   value gives -1 (nx_dtype_code), 0, NULL or false (as the function's type
+   allows) and sets nx_error_message(), naming the function. */
 
 /* nx_dtype_all() is every dtype in code order: NX_DTYPE_COUNT of them. */
 NX_API const nx_dtype *nx_dtype_all(void);

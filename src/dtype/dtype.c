@@ -41,11 +41,12 @@ int nx_dtype_bytes(nx_dtype dt, int64_t n, int64_t *b) {
   if (!nx__dtype_valid("nx_dtype_bytes", dt)) return NX_EINVAL;
   int64_t bits = nx_dtype_bits_of(dt);
   if (n < 0) return nx__fail(NX_EINVAL, "nx_dtype_bytes: negative element count %lld of %s", (long long)n, names[dt]);
-  /* n * bits + 7 must not overflow: bits <= 128. */
-  if (n > (INT64_MAX - 7) / bits)
+  /* The bits may pass an int64_t where the bytes do not: count in 128 bits. */
+  unsigned __int128 bytes = ((unsigned __int128)n * (unsigned)bits + 7) / 8;
+  if (bytes > INT64_MAX)
     return nx__fail(NX_EINVAL, "nx_dtype_bytes: %lld elements of %s take more bytes than an int64_t counts",
                     (long long)n, names[dt]);
-  *b = (n * bits + 7) / 8;
+  *b = (int64_t)bytes;
   return 0;
 }
 
@@ -67,7 +68,9 @@ nx_kind nx_dtype_kind(nx_dtype dt) {
 
 bool nx_dtype_is(nx_kind k, nx_dtype dt) { return nx__dtype_valid("nx_dtype_is", dt) && nx_dtype_kind_of(dt) == (int)k; }
 
-bool nx_dtype_equal(nx_dtype a, nx_dtype b) { return a == b; }
+bool nx_dtype_equal(nx_dtype a, nx_dtype b) {
+  return nx__dtype_valid("nx_dtype_equal", a) && nx__dtype_valid("nx_dtype_equal", b) && a == b;
+}
 
 /* ---- Values ------------------------------------------------------------ */
 

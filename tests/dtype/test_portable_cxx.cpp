@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
+#include "../check.h"
 #include "nx_dtype.h"
 
 namespace {
