@@ -96,7 +96,7 @@ NX_API bool nx_layout_is_distinct(const nx_layout *l);
 
 /* The most steps the exact searches of nx_layout_is_distinct and
    nx_layout_shares_byte take before they answer conservatively. */
-#define NX_LAYOUT_WORK (1 << 16)
+#define NX_LAYOUT_WORK (1 << 14)
 
 /* nx_layout_shares_byte(a, wa, b, wb) is true iff, over the same memory, an
    element of a (wa bits wide) and an element of b (wb bits wide) have bits in
