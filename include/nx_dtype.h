@@ -27,7 +27,13 @@
 
 /* ---- Target shims ------------------------------------------------------- */
 
-#if defined(__OPENCL_VERSION__)
+/* OpenCL C: an OpenCL runtime's compiler defines __OPENCL_VERSION__; an
+   offline one (clang -x cl, to SPIR-V) may define only __OPENCL_C_VERSION__. */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define NX__OPENCL 1
+#endif
+
+#if defined(NX__OPENCL)
 typedef ulong nx_u64;
 typedef long nx_i64;
 typedef uint nx_u32;
@@ -463,8 +469,10 @@ NX_FN double nx_dtype_load_double(int code, nx_u64 b) { return NX__F64_OF_BITS(n
 
 /* The element at position p of a buffer of `bits`-wide elements (1, 2 or 4),
    packed little-endian inside each byte: element 0 in the low bits. */
-#if defined(__OPENCL_VERSION__)
+#if defined(NX__OPENCL)
 #define NX__GLOBAL global
+#elif defined(__METAL_VERSION__)
+#define NX__GLOBAL device /* Metal pointers need an address space */
 #else
 #define NX__GLOBAL
 #endif

@@ -35,6 +35,17 @@ add_test(NAME test_portable_cuda
 set_tests_properties(test_portable_cuda PROPERTIES
   SKIP_RETURN_CODE 77 LABELS "portability;cuda" TIMEOUT 600)
 
+# ---- test_portable_clang_cl: OpenCL C with an offline compiler --------------
+# clang -x cl for SPIR: OpenCL C 1.2, 2.0, 3.0, with and without fp64.
+# Registered with or without clang; without, it skips (exit 77).
+find_program(NX_CLANG NAMES clang clang-18 clang-17 clang-16 clang-15 clang-14
+  DOC "clang, for test_portable_clang_cl (compile only)")
+add_test(NAME test_portable_clang_cl
+  COMMAND ${NX_SH} ${CMAKE_CURRENT_SOURCE_DIR}/portable_clang_cl.sh "${NX_CLANG}"
+    ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_BINARY_DIR}/portable_clang_cl)
+set_tests_properties(test_portable_clang_cl PROPERTIES
+  SKIP_RETURN_CODE 77 LABELS portability TIMEOUT 300)
+
 # ---- test_opencl_dtype: the header as OpenCL C, bit for bit with the host ----
 # It fails, not skips, without an OpenCL platform and device: CI has PoCL.
 option(NX_TEST_OPENCL "Run test_opencl_dtype (needs an OpenCL device, as PoCL)" ON)

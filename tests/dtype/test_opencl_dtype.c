@@ -25,7 +25,11 @@
    (d) nx_subbyte_put and nx_subbyte_get on a global buffer, 1, 2 and 4 bits:
        a serial sequence of stores, stores by byte in parallel, and every get;
    and the facts (nx_dtype_*_of) for the codes -2 .. 22.
-   With no OpenCL platform or device the test fails: CI must have one. */
+   Each device runs it all in up to three builds: its default OpenCL C; with
+   cl_khr_fp64 undefined before the header, as on a device without fp64 (no
+   double functions then, the float64-bits ones still); and, on an OpenCL 3.0
+   device, -cl-std=CL3.0. The output names each device and whether fp64 was
+   used. With no OpenCL platform or device the test fails: CI must have one. */
 #define CL_TARGET_OPENCL_VERSION 120
 #ifdef __APPLE__
 #include <OpenCL/cl.h>
@@ -537,12 +541,12 @@ static int has_extension(const char *exts, const char *name) {
   return 0;
 }
 
-/* Builds the program from the header's text and the kernels with `options`;
-   on failure prints the build log. */
-static int build(dev *d, const char *header, const char *options) {
+/* Builds the program from `prefix`, the header's text and the kernels with
+   `options`; on failure prints the build log. */
+static int build(dev *d, const char *prefix, const char *header, const char *options) {
   cl_int err;
-  const char *parts[2] = {header, kernel_src};
-  d->prog = clCreateProgramWithSource(d->ctx, 2, parts, NULL, &err);
+  const char *parts[3] = {prefix, header, kernel_src};
+  d->prog = clCreateProgramWithSource(d->ctx, 3, parts, NULL, &err);
   CL_TRY(err);
   err = clBuildProgram(d->prog, 1, &d->id, options, NULL, NULL);
   size_t len = 0;
@@ -564,8 +568,10 @@ static double seconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Every check on one device, the program built with `options`. */
-static int run_device(cl_device_id id, const char *header, const char *options) {
+/* Every check on one device, the program built with `options`; with
+   hide_fp64, as on a device without fp64: the source starts with
+   #undef cl_khr_fp64, so the header leaves out its double functions. */
+static int run_device(cl_device_id id, const char *header, const char *options, int hide_fp64) {
   dev d = {.id = id};
   char name[256] = "", version[256] = "", *exts = NULL;
   size_t len = 0;
@@ -578,9 +584,9 @@ static int run_device(cl_device_id id, const char *header, const char *options) 
   if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &len) == CL_SUCCESS && (exts = malloc(len + 1)) &&
       clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, len, exts, NULL) == CL_SUCCESS)
     exts[len] = '\0';
-  int dev_fp64 = exts && has_extension(exts, "cl_khr_fp64");
+  int dev_fp64 = exts && has_extension(exts, "cl_khr_fp64") && !hide_fp64;
   free(exts);
-  printf("device: %s (%s), options \"%s\"\n", name, version, options);
+  printf("%s (%s), options \"%s\"%s\n", name, version, options, hide_fp64 ? ", cl_khr_fp64 undefined" : "");
   fflush(stdout);
 
   d.ctx = clCreateContext(NULL, 1, &id, NULL, NULL, &err);
@@ -593,7 +599,7 @@ static int run_device(cl_device_id id, const char *header, const char *options) 
     fprintf(stderr, "clCreateCommandQueue: OpenCL error %d\n", (int)err);
     goto done;
   }
-  if (build(&d, header, options)) goto done;
+  if (build(&d, hide_fp64 ? "#undef cl_khr_fp64\n" : "", header, options)) goto done;
   double t_build = seconds() - t0;
 
   cl_int flags[2] = {-1, -1};
@@ -654,15 +660,17 @@ int main(void) {
     if (!ids || clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nd, ids, NULL) != CL_SUCCESS) nd = 0;
     for (cl_uint i = 0; i < nd; i++) {
       char version[256] = "";
-      printf("platform %s, ", pname);
       devices++;
-      errors += run_device(ids[i], header, "-Werror") != 0;
-      /* OpenCL 3.0 devices: the header again as OpenCL C 3.0, whose fp64 is
-         an optional feature. */
+      /* The device's default OpenCL C; the same as if it had no fp64; and on
+         an OpenCL 3.0 device OpenCL C 3.0, whose fp64 is an optional feature. */
+      printf("platform %s, device %u of %u: ", pname, i + 1, nd);
+      errors += run_device(ids[i], header, "-Werror", 0) != 0;
+      printf("platform %s, device %u of %u: ", pname, i + 1, nd);
+      errors += run_device(ids[i], header, "-Werror", 1) != 0;
       clGetDeviceInfo(ids[i], CL_DEVICE_VERSION, sizeof version - 1, version, NULL);
       if (strncmp(version, "OpenCL 3.", 9) == 0) {
-        printf("platform %s, ", pname);
-        errors += run_device(ids[i], header, "-Werror -cl-std=CL3.0") != 0;
+        printf("platform %s, device %u of %u: ", pname, i + 1, nd);
+        errors += run_device(ids[i], header, "-Werror -cl-std=CL3.0", 0) != 0;
       }
     }
     free(ids);
