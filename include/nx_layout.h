@@ -47,7 +47,8 @@ typedef struct nx_layout {
 
 /* nx_layout_contiguous(shape, rank, &l) sets l to the C-contiguous layout of
    shape at offset 0: the last axis at stride 1, each other at the product of
-   the extents after it.
+   the extents after it, an extent of 0 counted as 1 (a shape with no element
+   reaches nothing, and its strides stay small).
    Fails if rank < 0 or rank > NX_MAX_RANK, an extent is negative, or the
    element count does not fit in an int64_t. */
 NX_API int nx_layout_contiguous(const int64_t *shape, int rank, nx_layout *l);
@@ -225,8 +226,9 @@ NX_API int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r)
    - otherwise the copy's axes go by decreasing magnitude of l's stride, ties
      in axis order, the last at stride 1 and each other at the product of the
      extents after it; each takes the sign of l's stride, an axis of stride 0
-     keeps 0 (and counts as extent 1 in the products), and the least position
-     is at 0. Shape [3; 2] at strides [2; 2] gets strides [2; 1].
+     keeps 0 (and counts as extent 1 in the products, as an extent of 0
+     does), and the least position is at 0. Shape [3; 2] at strides [2; 2]
+     gets strides [2; 1].
    A layout with no element gets the second form.
    Fails if width < 1. */
 NX_API int nx_layout_copy(const nx_layout *l, int width, nx_layout *r);

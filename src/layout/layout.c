@@ -60,30 +60,36 @@ void nx__layout_span(const nx_layout *l, int64_t *least, int64_t *greatest) {
   *greatest = hi;
 }
 
-int nx_layout_contiguous(const int64_t *shape, int rank, nx_layout *l) {
-  return nx_layout_make(rank, shape, NULL, 0, l);
-}
-
-int nx_layout_make(int rank, const int64_t *extents, const int64_t *strides, int64_t offset, nx_layout *l) {
-  static const char fn[] = "nx_layout_make";
-  const char *name = strides ? fn : "nx_layout_contiguous";
+int nx__layout_make(const char *fn, int rank, const int64_t *extents, const int64_t *strides, int64_t offset,
+                    nx_layout *l) {
   nx_layout r;
-  int s = check_shape(name, extents, rank, NULL);
+  int s = check_shape(fn, extents, rank, NULL);
   if (s) return s;
-  if (l == NULL) return nx__fail(NX_EINVAL, "%s: the result is NULL", name);
+  if (l == NULL) return nx__fail(NX_EINVAL, "%s: the result is NULL", fn);
   memset(&r, 0, sizeof r);
   r.rank = rank;
   r.offset = offset;
-  int64_t run = 1;
+  int64_t run = 1, reach;
   for (int j = rank - 1; j >= 0; j--) {
     r.extent[j] = extents[j];
     r.stride[j] = strides ? strides[j] : run;
-    /* Contiguous strides stop growing past a zero extent: they still fit. */
+    if (NX__MUL(r.stride[j], r.extent[j], &reach))
+      return nx__fail(NX_EINVAL, "%s: stride %lld times extent %lld of axis %d passes an int64_t", fn,
+                      (long long)r.stride[j], (long long)r.extent[j], j);
+    /* Contiguous strides count an extent of 0 as 1: they still fit. */
     if (!strides && extents[j] > 0 && NX__MUL(run, extents[j], &run)) run = 0;
   }
-  if ((s = nx__layout_check(name, &r))) return s;
+  if ((s = nx__layout_check(fn, &r))) return s;
   *l = r;
   return 0;
+}
+
+int nx_layout_contiguous(const int64_t *shape, int rank, nx_layout *l) {
+  return nx__layout_make("nx_layout_contiguous", rank, shape, NULL, 0, l);
+}
+
+int nx_layout_make(int rank, const int64_t *extents, const int64_t *strides, int64_t offset, nx_layout *l) {
+  return nx__layout_make("nx_layout_make", rank, extents, strides, offset, l);
 }
 
 int64_t nx_layout_count(const nx_layout *l) {

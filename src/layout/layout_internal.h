@@ -15,6 +15,10 @@
    message naming fn. */
 int nx__layout_check(const char *fn, const nx_layout *l);
 
+/* nx_layout_make, its failures naming fn. */
+int nx__layout_make(const char *fn, int rank, const int64_t *extents, const int64_t *strides, int64_t offset,
+                    nx_layout *l);
+
 /* The least and greatest positions of a checked layout with elements. */
 void nx__layout_span(const nx_layout *l, int64_t *least, int64_t *greatest);
 

@@ -20,13 +20,13 @@ static int start(const char *fn, nx_move *m, nx_move_kind kind, int n, int nptr,
 
 int nx_move_reshape(nx_move *m, const int64_t *shape, int n) {
   int s = start("nx_move_reshape", m, NX_MOVE_RESHAPE, n, 1, shape, NULL, NULL);
-  if (!s) memcpy(m->a, shape, (size_t)n * sizeof *shape);
+  if (!s && n > 0) memcpy(m->a, shape, (size_t)n * sizeof *shape);
   return s;
 }
 
 int nx_move_expand(nx_move *m, const int64_t *shape, int n) {
   int s = start("nx_move_expand", m, NX_MOVE_EXPAND, n, 1, shape, NULL, NULL);
-  if (!s) memcpy(m->a, shape, (size_t)n * sizeof *shape);
+  if (!s && n > 0) memcpy(m->a, shape, (size_t)n * sizeof *shape);
   return s;
 }
 
@@ -54,7 +54,7 @@ int nx_move_unsqueeze(nx_move *m, int axis) {
 
 int nx_move_shrink(nx_move *m, const int64_t *starts, const int64_t *stops, int n) {
   int s = start("nx_move_shrink", m, NX_MOVE_SHRINK, n, 2, starts, stops, NULL);
-  if (!s) {
+  if (!s && n > 0) {
     memcpy(m->a, starts, (size_t)n * sizeof *starts);
     memcpy(m->b, stops, (size_t)n * sizeof *stops);
   }
@@ -63,7 +63,7 @@ int nx_move_shrink(nx_move *m, const int64_t *starts, const int64_t *stops, int 
 
 int nx_move_slice(nx_move *m, const int64_t *starts, const int64_t *stops, const int64_t *steps, int n) {
   int s = start("nx_move_slice", m, NX_MOVE_SLICE, n, 3, starts, stops, steps);
-  if (!s) {
+  if (!s && n > 0) {
     memcpy(m->a, starts, (size_t)n * sizeof *starts);
     memcpy(m->b, stops, (size_t)n * sizeof *stops);
     memcpy(m->c, steps, (size_t)n * sizeof *steps);
@@ -234,11 +234,11 @@ int nx_move_shape(const nx_move *m, const int64_t *shape, int rank, int64_t *out
   nx_layout l, r;
   if (m == NULL || out == NULL || out_rank == NULL)
     return nx__fail(NX_EINVAL, "%s: the movement or result is NULL", fn);
-  int s = nx_layout_make(rank, shape, NULL, 0, &l);
+  int s = nx__layout_make(fn, rank, shape, NULL, 0, &l);
   if (s) return s;
   /* A C-contiguous layout always reshapes, so a None cannot come back. */
   if ((s = apply(fn, m, &l, &r))) return s;
-  memcpy(out, r.extent, (size_t)r.rank * sizeof *out);
+  if (r.rank > 0) memcpy(out, r.extent, (size_t)r.rank * sizeof *out);
   *out_rank = r.rank;
   return 0;
 }

@@ -31,7 +31,7 @@ static int resolve(const char *fn, const nx_layout *l, const int64_t *shape, int
     }
   }
   if (zero) known = 0;
-  memcpy(out, shape, (size_t)n * sizeof *shape);
+  if (n > 0) memcpy(out, shape, (size_t)n * sizeof *shape);
   if (infer >= 0) {
     if (known == 0 || count % known != 0)
       return nx__fail(NX_EINVAL, "%s: cannot reshape shape %s of %lld elements to %s: no extent can be inferred", fn,
@@ -82,7 +82,7 @@ int nx__reshape(const char *fn, const nx_layout *l, const int64_t *shape, int n,
   memset(&out, 0, sizeof out);
   out.rank = n;
   out.offset = l->offset;
-  memcpy(out.extent, nd, (size_t)n * sizeof *nd);
+  if (n > 0) memcpy(out.extent, nd, (size_t)n * sizeof *nd);
   bool empty = false;
   for (int j = 0; j < n; j++) empty |= nd[j] == 0;
   if (empty) { /* no element: any strides serve; C-contiguous ones */
@@ -94,7 +94,7 @@ int nx__reshape(const char *fn, const nx_layout *l, const int64_t *shape, int n,
   } else if (!nocopy(l, nd, n, ns)) {
     return NX_LAYOUT_NONE;
   } else {
-    memcpy(out.stride, ns, (size_t)n * sizeof *ns);
+    if (n > 0) memcpy(out.stride, ns, (size_t)n * sizeof *ns);
   }
   if ((s = nx__layout_check(fn, &out))) return s;
   *r = out;
