@@ -5,5 +5,6 @@
 #include "nx_error.h"
 #include "nx_dtype.h"
 #include "nx_layout.h"
+#include "nx_rig.h"
 
 #endif

@@ -1,0 +1,113 @@
+/* bench_rig: claim and release of three operands, alone and with two threads
+   on disjoint buffers; host <-> OpenCL copy bandwidth against memcpy; and the
+   submit-to-completion latency of an empty command on every device. Prints
+   "name value" lines; run.py prints the ratios. */
+#define _POSIX_C_SOURCE 199309L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nx_rig.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+#define CLAIMS 2000000
+
+typedef struct {
+  nx_buffer *b[3];
+  double ns;
+} claimer;
+
+static void *claim_loop(void *arg) {
+  claimer *c = arg;
+  bool w[3] = {true, false, false};
+  nx_claim_answer a[3];
+  double best = 1e30;
+  for (int round = 0; round < 5; round++) {
+    double t0 = now();
+    for (int i = 0; i < CLAIMS; i++) {
+      nx_rig_claim(3, c->b, w, a);
+      nx_rig_release(3, c->b, w);
+    }
+    double t = now() - t0;
+    if (t < best) best = t;
+  }
+  c->ns = best * 1e9 / CLAIMS;
+  return NULL;
+}
+
+static void make3(claimer *c) {
+  for (int i = 0; i < 3; i++) nx_buffer_create(nx_rig_host(), NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, 64, &c->b[i]);
+}
+
+static void nothing(void *ctx) { (void)ctx; }
+
+int main(void) {
+  claimer one, two[2];
+  make3(&one);
+  claim_loop(&one);
+  printf("claim3_alone_ns %.1f\n", one.ns);
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) {
+    make3(&two[k]);
+    pthread_create(&t[k], NULL, claim_loop, &two[k]);
+  }
+  for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  printf("claim3_two_threads_ns %.1f\n", two[0].ns > two[1].ns ? two[0].ns : two[1].ns);
+
+  /* Bandwidth: 64 MiB host <-> opencl:0, against memcpy of the same bytes. */
+  const int64_t n = 64 << 20;
+  nx_device *cl = NULL;
+  nx_buffer *h, *h2, *d;
+  nx_buffer_create(nx_rig_host(), NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, n, &h);
+  nx_buffer_create(nx_rig_host(), NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, n, &h2);
+  memset(nx_buffer_host_address(h), 1, (size_t)n);
+  memset(nx_buffer_host_address(h2), 2, (size_t)n);
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    double t0 = now();
+    memcpy(nx_buffer_host_address(h2), nx_buffer_host_address(h), (size_t)n);
+    double dt = now() - t0;
+    if (dt < best) best = dt;
+  }
+  printf("memcpy_gbps %.2f\n", n / best / 1e9);
+  if (nx_rig_find("opencl:0", &cl) == 0 && nx_buffer_create(cl, NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, n, &d) == 0) {
+    double up = 1e30, down = 1e30;
+    for (int r = 0; r < 5; r++) {
+      double t0 = now();
+      nx_rig_submit_copy(d, 0, h, 0, n);
+      nx_buffer_wait(d, NX_ACCESS_READ);
+      double t1 = now();
+      nx_rig_submit_copy(h2, 0, d, 0, n);
+      nx_buffer_wait(h2, NX_ACCESS_READ);
+      double t2 = now();
+      if (t1 - t0 < up) up = t1 - t0;
+      if (t2 - t1 < down) down = t2 - t1;
+    }
+    printf("host_to_opencl_gbps %.2f\n", n / up / 1e9);
+    printf("opencl_to_host_gbps %.2f\n", n / down / 1e9);
+  }
+
+  /* Latency: an empty work item on each device, submit to completion. */
+  nx_device *all[64], *t0d;
+  nx_rig_test_device(&t0d);
+  int nd = nx_rig_devices(all, 64);
+  for (int i = 0; i < nd; i++) {
+    double lbest = 1e30;
+    for (int r = 0; r < 2000; r++) {
+      double a = now();
+      nx_rig_submit(all[i], NULL, 0, NULL, 0, nothing, NULL);
+      nx_device_sync(all[i]);
+      double dt = now() - a;
+      if (dt < lbest) lbest = dt;
+    }
+    printf("latency_us:%s %.2f\n", nx_device_name(all[i]), lbest * 1e6);
+  }
+  return 0;
+}

@@ -1,0 +1,119 @@
+/* The device table: the host, the OpenCL devices found on first use, and the
+   test devices made since. Devices are never freed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig_internal.h"
+
+static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
+static nx_device *table[NX__MAX_DEVICES];
+static int count, tests;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Called with table_mu held, or from the once routine. */
+nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
+  if (count == NX__MAX_DEVICES) return NULL;
+  nx_device *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->type = type;
+  d->be = be;
+  d->tl.index = count;
+  d->tl.dev = d;
+  atomic_init(&d->lost, false);
+  atomic_init(&d->faults, 0);
+  if (nx__timeline_start(d)) {
+    free(d);
+    return NULL;
+  }
+  table[count++] = d;
+  return d;
+}
+
+static void init(void) {
+  nx_device *h = nx__device_new(NX__HOST, &nx__host_backend);
+  if (h) {
+    snprintf(h->name, sizeof h->name, "host");
+    snprintf(h->description, sizeof h->description, "host");
+  }
+  nx__opencl_discover();
+}
+
+nx_device *nx_rig_host(void) {
+  pthread_once(&once, init);
+  return table[0];
+}
+
+int nx_rig_devices(nx_device **out, int cap) {
+  pthread_once(&once, init);
+  pthread_mutex_lock(&table_mu);
+  int n = count;
+  for (int i = 0; i < n && i < cap; i++) out[i] = table[i];
+  pthread_mutex_unlock(&table_mu);
+  return n;
+}
+
+int nx_rig_find(const char *name, nx_device **d) {
+  pthread_once(&once, init);
+  if (name == NULL) return nx__fail(NX_EINVAL, "nx_rig_find: the name is NULL");
+  pthread_mutex_lock(&table_mu);
+  nx_device *found = NULL;
+  for (int i = 0; i < count && !found; i++)
+    if (strcmp(table[i]->name, name) == 0) found = table[i];
+  pthread_mutex_unlock(&table_mu);
+  if (!found) return nx__fail(NX_EINVAL, "nx_rig_find: no device is named \"%.64s\"", name);
+  *d = found;
+  return 0;
+}
+
+int nx_rig_test_device(nx_device **d) {
+  pthread_once(&once, init);
+  pthread_mutex_lock(&table_mu);
+  nx_device *t = tests < NX__MAX_TEST_DEVICES ? nx__device_new(NX__TEST, &nx__test_backend) : NULL;
+  if (t) {
+    snprintf(t->name, sizeof t->name, "test:%d", tests++);
+    snprintf(t->description, sizeof t->description, "test device");
+  }
+  pthread_mutex_unlock(&table_mu);
+  if (!t) return nx__fail(NX_EINVAL, "nx_rig_test_device: no more test devices (at most %d)", NX__MAX_TEST_DEVICES);
+  *d = t;
+  return 0;
+}
+
+int nx_test_device_fail(nx_device *d, int faults) {
+  if (d == NULL || d->type != NX__TEST)
+    return nx__fail(NX_EINVAL, "nx_test_device_fail: %s is not a test device", d ? d->name : "NULL");
+  atomic_fetch_or(&d->faults, faults);
+  return 0;
+}
+
+const char *nx_device_name(const nx_device *d) { return d ? d->name : "NULL"; }
+const char *nx_device_description(const nx_device *d) { return d ? d->description : "NULL"; }
+bool nx_device_lost(const nx_device *d) { return d && atomic_load(&d->lost); }
+
+bool nx_device_has_memory(const nx_device *d, nx_memory_kind kind) {
+  if (!d) return false;
+  switch (d->type) {
+  case NX__HOST: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST;
+  case NX__OPENCL: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST || kind == NX_MEMORY_IO;
+  case NX__TEST: return kind == NX_MEMORY_DEVICE;
+  }
+  return false;
+}
+
+bool nx_device_host_addresses(const nx_device *d, nx_memory_kind kind) {
+  if (!nx_device_has_memory(d, kind)) return false;
+  return d->type == NX__HOST || kind != NX_MEMORY_DEVICE;
+}
+
+bool nx_device_can_map(const nx_device *d, const nx_buffer *b) {
+  if (!d || !b) return false;
+  const nx__memory *m = b->mem;
+  if (m->dev == d) return true;
+  switch (d->type) {
+  case NX__HOST: return m->host != NULL;
+  case NX__OPENCL: return m->host != NULL || (m->dev->type == NX__OPENCL && m->dev->platform == d->platform);
+  case NX__TEST: return false;
+  }
+  return false;
+}

@@ -1,0 +1,136 @@
+/* Internal to the rig: devices, timelines, memories, jobs, and the backend
+   interface each device type fills (host.c, opencl.c, test.c). */
+#ifndef NX_RIG_INTERNAL_H
+#define NX_RIG_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "nx_rig.h"
+#include "../base/error.h"
+
+#define NX__MAX_DEVICES 64
+#define NX__MAX_TEST_DEVICES 16
+
+typedef struct nx__memory nx__memory;
+typedef struct nx__timeline nx__timeline;
+typedef struct nx__job nx__job;
+
+/* A point on a timeline: the work of sequence number seq. */
+typedef struct nx__event {
+  nx__timeline *tl;
+  uint64_t seq;
+} nx__event;
+
+/* A device's timeline: a queue of jobs that its own thread runs in order.
+   completed is the sequence number up to which every job has settled (done
+   or failed); mu and cv guard the queue and the counters. */
+struct nx__timeline {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  nx__job *head, *tail;
+  uint64_t next_seq, completed;
+  int index; /* in the device table: the slot of its reads in a memory */
+  nx_device *dev;
+};
+
+typedef enum { NX__HOST, NX__OPENCL, NX__TEST } nx__device_type;
+
+/* What a device type does with memory. Each runs on the thread of the
+   timeline that runs the job, returns 0 or a negative status (a failure
+   loses the device), and is called only for memory it made or maps. */
+typedef struct nx__backend {
+  int (*alloc)(nx_device *d, nx__memory *m);
+  void (*release)(nx__memory *m);
+  int (*read)(nx_buffer *b, int64_t off, void *dst, int64_t n);
+  int (*write)(nx_buffer *b, int64_t off, const void *src, int64_t n);
+  int (*fill)(nx_buffer *b, int64_t off, int64_t n, uint8_t v);
+  /* A copy between two buffers both mapped by one device, or NULL. */
+  int (*copy)(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t n);
+  /* A mapping of host-addressed or same-platform memory m on d, or NULL. */
+  void *(*map)(nx_device *d, nx__memory *m);
+  void (*unmap)(nx_device *d, void *map);
+} nx__backend;
+
+struct nx_device {
+  nx__device_type type;
+  char name[32];
+  char description[256];
+  int platform; /* OpenCL: the platform (one context) it belongs to */
+  const nx__backend *be;
+  nx__timeline tl;
+  atomic_bool lost;
+  atomic_int faults; /* test devices: armed nx_fault bits */
+  void *impl;        /* the backend's own state */
+};
+
+/* A memory's claim word: the claim count in the low bits, and flags. */
+#define NX__DEAD ((uint64_t)1 << 62)
+#define NX__EXCLUSIVE ((uint64_t)1 << 61)
+#define NX__EXPORTED ((uint64_t)1 << 60)
+#define NX__CLAIMS (((uint64_t)1 << 48) - 1)
+
+struct nx__memory {
+  nx_device *dev;
+  nx_memory_kind kind;
+  int64_t bytes;
+  void *host;         /* the host address where the host addresses it */
+  void *impl;         /* the backend's object (cl_mem, hidden storage) */
+  _Atomic uint64_t state;
+  /* Why it is dead: set by the one thread that makes it dead, right after
+     (free) or right before (consume, under its exclusive hold) NX__DEAD. */
+  _Atomic(char *) reason;
+  atomic_bool reason_owned;
+  atomic_int handles; /* buffers over it */
+  atomic_int jobs;    /* unfinished jobs that touch it */
+  atomic_bool released, lost;
+  /* Order: the last write and, per timeline, the last read since. */
+  pthread_mutex_t order_mu;
+  nx__event last_write;
+  uint64_t reads[NX__MAX_DEVICES];
+};
+
+struct nx_buffer {
+  atomic_int refs;
+  nx__memory *mem;
+  nx_device *dev;
+  nx_access access;
+  void *map; /* the device's own view of the memory (a borrowed cl_mem) */
+};
+
+/* Jobs: work, a copy or a fill, with the events they wait for. */
+typedef enum { NX__JOB_WORK, NX__JOB_COPY, NX__JOB_FILL, NX__JOB_HOOK } nx__job_kind;
+
+struct nx__job {
+  nx__job *next;
+  uint64_t seq;
+  nx__job_kind kind;
+  int ndeps, nbuf, nwrites;
+  nx__event deps[NX__MAX_DEVICES + 1];
+  nx_buffer **bufs; /* retained; the first nwrites are written */
+  nx_work_fn fn;
+  void *ctx;
+  int64_t doff, soff, bytes;
+  uint8_t value;
+  int (*hook)(nx_device *d, void *ctx); /* NX__JOB_HOOK: backend test hooks */
+};
+
+extern const nx__backend nx__host_backend, nx__test_backend, nx__opencl_backend;
+
+/* The device table (rig.c). */
+nx_device *nx__device_new(nx__device_type type, const nx__backend *be);
+void nx__opencl_discover(void);
+
+/* Timelines (timeline.c). */
+int nx__timeline_start(nx_device *d);
+int nx__enqueue(nx_device *d, nx__job *job, const char *fn);
+int nx__wait_event(nx__event e);
+void nx__lose(nx_device *d);
+bool nx__memory_lost(const nx__memory *m);
+
+/* Memories (buffer.c). */
+void nx__memory_maybe_release(nx__memory *m);
+const char *nx__memory_reason(nx__memory *m);
+const char *nx__buffer_text(const nx_buffer *b, char *t, int cap);
+
+#endif

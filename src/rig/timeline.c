@@ -1,0 +1,203 @@
+/* Timelines: each device's queue of jobs and the thread that runs them in
+   order, waiting first for the events each job must follow. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig_internal.h"
+
+bool nx__memory_lost(const nx__memory *m) {
+  return atomic_load(&m->lost) || (m->kind != NX_MEMORY_HOST && atomic_load(&m->dev->lost));
+}
+
+/* Marks d lost; its thread then fails what remains in its queue. */
+void nx__lose(nx_device *d) {
+  atomic_store(&d->lost, true);
+  pthread_mutex_lock(&d->tl.mu);
+  pthread_cond_broadcast(&d->tl.cv);
+  pthread_mutex_unlock(&d->tl.mu);
+}
+
+/* A test device's armed fault, consumed. */
+static bool fire(nx_device *d, int fault) {
+  return d->type == NX__TEST && (atomic_fetch_and(&d->faults, ~fault) & fault);
+}
+
+/* Blocks until e has settled (its job done or failed). Returns 0. */
+int nx__wait_event(nx__event e) {
+  nx__timeline *tl = e.tl;
+  if (!tl || e.seq == 0) return 0;
+  if (fire(tl->dev, NX_FAULT_AT_WAIT)) nx__lose(tl->dev);
+  pthread_mutex_lock(&tl->mu);
+  while (tl->completed < e.seq) pthread_cond_wait(&tl->cv, &tl->mu);
+  pthread_mutex_unlock(&tl->mu);
+  return 0;
+}
+
+/* Runs a copy: through host addresses where both have them, the device's
+   own copy where one device maps both, else through a read or a write, or a
+   bounce through host memory. */
+static int run_copy(nx__job *j) {
+  nx_buffer *dst = j->bufs[0], *src = j->bufs[1];
+  nx__memory *dm = dst->mem, *sm = src->mem;
+  if (j->bytes == 0) return 0;
+  if (dm->host && sm->host) {
+    memmove((char *)dm->host + j->doff, (char *)sm->host + j->soff, (size_t)j->bytes);
+    return 0;
+  }
+  if (sm->host) return dst->dev->be->write(dst, j->doff, (char *)sm->host + j->soff, j->bytes);
+  if (dm->host) return src->dev->be->read(src, j->soff, (char *)dm->host + j->doff, j->bytes);
+  if (dst->dev == src->dev && dst->dev->be->copy) return dst->dev->be->copy(dst, j->doff, src, j->soff, j->bytes);
+  void *tmp = malloc((size_t)j->bytes);
+  if (!tmp) return NX_ENOMEM;
+  int s = src->dev->be->read(src, j->soff, tmp, j->bytes);
+  if (!s) s = dst->dev->be->write(dst, j->doff, tmp, j->bytes);
+  free(tmp);
+  return s;
+}
+
+static int run(nx_device *d, nx__job *j) {
+  switch (j->kind) {
+  case NX__JOB_WORK: j->fn(j->ctx); return 0;
+  case NX__JOB_COPY: return run_copy(j);
+  case NX__JOB_FILL: {
+    nx_buffer *b = j->bufs[0];
+    if (b->mem->host) { memset((char *)b->mem->host + j->doff, j->value, (size_t)j->bytes); return 0; }
+    return b->dev->be->fill(b, j->doff, j->bytes, j->value);
+  }
+  case NX__JOB_HOOK: return j->hook(d, j->ctx);
+  }
+  return NX_EINVAL;
+}
+
+static void finish(nx_device *d, nx__job *j) {
+  for (int i = 0; i < j->nbuf; i++) {
+    nx__memory *m = j->bufs[i]->mem;
+    atomic_fetch_sub(&m->jobs, 1);
+    nx__memory_maybe_release(m);
+    nx_buffer_release(j->bufs[i]);
+  }
+  pthread_mutex_lock(&d->tl.mu);
+  d->tl.completed = j->seq;
+  pthread_cond_broadcast(&d->tl.cv);
+  pthread_mutex_unlock(&d->tl.mu);
+  free(j->bufs);
+  free(j);
+}
+
+static void *worker(void *arg) {
+  nx_device *d = arg;
+  nx__timeline *tl = &d->tl;
+  for (;;) {
+    pthread_mutex_lock(&tl->mu);
+    while (!tl->head) pthread_cond_wait(&tl->cv, &tl->mu);
+    nx__job *j = tl->head;
+    tl->head = j->next;
+    if (!tl->head) tl->tail = NULL;
+    pthread_mutex_unlock(&tl->mu);
+    /* A lost device waits for nothing more: it fails what it holds. */
+    for (int i = 0; i < j->ndeps && !atomic_load(&d->lost); i++) nx__wait_event(j->deps[i]);
+    bool fail = atomic_load(&d->lost);
+    for (int i = 0; i < j->nbuf && !fail; i++) fail = nx__memory_lost(j->bufs[i]->mem);
+    if (!fail && fire(d, NX_FAULT_WHILE_RUNNING)) {
+      nx__lose(d);
+      fail = true;
+    }
+    if (!fail && run(d, j) != 0) {
+      nx__lose(d); /* a backend that fails has lost its device */
+      fail = true;
+    }
+    if (fail)
+      for (int i = 0; i < j->nwrites; i++) atomic_store(&j->bufs[i]->mem->lost, true);
+    finish(d, j);
+  }
+  return NULL;
+}
+
+int nx__timeline_start(nx_device *d) {
+  nx__timeline *tl = &d->tl;
+  pthread_t t;
+  pthread_attr_t attr;
+  if (pthread_mutex_init(&tl->mu, NULL)) return NX_ENOMEM;
+  if (pthread_cond_init(&tl->cv, NULL)) return NX_ENOMEM;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int s = pthread_create(&t, &attr, worker, d);
+  pthread_attr_destroy(&attr);
+  return s ? NX_ENOMEM : 0;
+}
+
+/* Queues j on d's timeline, with its dependencies from the memories it
+   touches, and updates their order state; the caller has validated j's
+   buffers. The memories' order locks are taken in address order and held
+   while the sequence number is given, so that a job depends only on jobs
+   numbered before it anywhere: timelines cannot wait for each other in a
+   cycle. */
+static int by_address(const void *p, const void *q) {
+  uintptr_t a = (uintptr_t) * (nx__memory *const *)p, b = (uintptr_t) * (nx__memory *const *)q;
+  return a < b ? -1 : a > b;
+}
+
+int nx__enqueue(nx_device *d, nx__job *j, const char *fn) {
+  nx__memory *ms[2 * NX__MAX_DEVICES];
+  int nm = 0;
+  if (fire(d, NX_FAULT_AT_SUBMIT)) nx__lose(d);
+  if (atomic_load(&d->lost)) return nx__fail(NX_ELOST, "%s: device %s is lost", fn, d->name);
+  for (int i = 0; i < j->nbuf; i++) {
+    nx__memory *m = j->bufs[i]->mem;
+    bool seen = false;
+    for (int k = 0; k < nm; k++) seen |= ms[k] == m;
+    if (!seen) ms[nm++] = m;
+  }
+  qsort(ms, (size_t)nm, sizeof ms[0], by_address);
+  bool written[2 * NX__MAX_DEVICES];
+  for (int k = 0; k < nm; k++) {
+    written[k] = false;
+    for (int i = 0; i < j->nwrites; i++) written[k] |= j->bufs[i]->mem == ms[k];
+    pthread_mutex_lock(&ms[k]->order_mu);
+  }
+  /* Dependencies: per timeline the greatest sequence number needed. */
+  uint64_t need[NX__MAX_DEVICES] = {0};
+  nx_device *all[NX__MAX_DEVICES];
+  int ndev = nx_rig_devices(all, NX__MAX_DEVICES);
+  for (int k = 0; k < nm; k++) {
+    nx__memory *m = ms[k];
+    if (m->last_write.tl && m->last_write.seq > need[m->last_write.tl->index])
+      need[m->last_write.tl->index] = m->last_write.seq;
+    if (written[k])
+      for (int t = 0; t < ndev; t++)
+        if (m->reads[t] > need[t]) need[t] = m->reads[t];
+  }
+  j->ndeps = 0;
+  for (int t = 0; t < ndev; t++)
+    if (need[t] && all[t] != d) j->deps[j->ndeps++] = (nx__event){&all[t]->tl, need[t]};
+  /* Once queued, j may run and be freed at any moment: keep what is needed. */
+  pthread_mutex_lock(&d->tl.mu);
+  uint64_t seq = j->seq = ++d->tl.next_seq;
+  j->next = NULL;
+  for (int k = 0; k < nm; k++) atomic_fetch_add(&ms[k]->jobs, 1);
+  if (d->tl.tail) d->tl.tail->next = j; else d->tl.head = j;
+  d->tl.tail = j;
+  pthread_cond_broadcast(&d->tl.cv);
+  pthread_mutex_unlock(&d->tl.mu);
+  for (int k = 0; k < nm; k++) {
+    nx__memory *m = ms[k];
+    if (written[k]) {
+      m->last_write = (nx__event){&d->tl, seq};
+      memset(m->reads, 0, sizeof m->reads);
+    } else {
+      m->reads[d->tl.index] = seq;
+    }
+  }
+  for (int k = nm - 1; k >= 0; k--) pthread_mutex_unlock(&ms[k]->order_mu);
+  return 0;
+}
+
+int nx_device_sync(nx_device *d) {
+  if (!d) return nx__fail(NX_EINVAL, "nx_device_sync: the device is NULL");
+  pthread_mutex_lock(&d->tl.mu);
+  nx__event e = {&d->tl, d->tl.next_seq};
+  pthread_mutex_unlock(&d->tl.mu);
+  nx__wait_event(e);
+  if (atomic_load(&d->lost)) return nx__fail(NX_ELOST, "nx_device_sync: device %s is lost", d->name);
+  return 0;
+}
