@@ -6,5 +6,6 @@
 #include "nx_dtype.h"
 #include "nx_layout.h"
 #include "nx_rig.h"
+#include "nx_array.h"
 
 #endif

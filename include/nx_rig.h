@@ -248,6 +248,10 @@ NX_API int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_
 /* The status of a refused claim. */
 #define NX_RIG_REFUSED 2
 
+/* nx_rig_peek(b, write) is what claiming b now would answer, without
+   claiming it: for the door's precedence over operands it did not try. */
+NX_API nx_claim_answer nx_rig_peek(const nx_buffer *b, bool write);
+
 /* nx_rig_release(n, buffers, write) ends claims that nx_rig_claim made with
    the same arguments. */
 NX_API void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write);

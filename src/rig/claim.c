@@ -18,6 +18,14 @@ static nx_claim_answer claim_one(nx_buffer *b, bool write) {
   }
 }
 
+nx_claim_answer nx_rig_peek(const nx_buffer *b, bool write) {
+  uint64_t st = atomic_load_explicit(&b->mem->state, memory_order_acquire);
+  if (st & NX__DEAD) return NX_CLAIM_DEAD;
+  if (st & NX__EXCLUSIVE) return NX_CLAIM_HELD_EXCLUSIVE;
+  if (write && !(b->access & NX_ACCESS_WRITE)) return NX_CLAIM_READ_ONLY;
+  return NX_CLAIMED;
+}
+
 static void release_one(nx_buffer *b) {
   nx__memory *m = b->mem;
   uint64_t st = atomic_fetch_sub_explicit(&m->state, 1, memory_order_acq_rel) - 1;

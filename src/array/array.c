@@ -1,0 +1,138 @@
+/* Arrays: making them, their parts, views and borrows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array_internal.h"
+
+static int bits_of(nx_dtype dt) { return nx_dtype_bits_of(dt); }
+
+/* The alignment of an element's first byte: its width for a byte or more,
+   one component's for complex, one byte for narrower ones. */
+static int64_t alignment(nx_dtype dt) {
+  int bits = bits_of(dt);
+  if (nx_dtype_kind_of(dt) == NX_KIND_COMPLEX) return bits / 16;
+  return bits >= 8 ? bits / 8 : 1;
+}
+
+bool nx__array_empty(const nx_array *a) {
+  for (int j = 0; j < a->l.rank; j++)
+    if (a->l.extent[j] == 0) return true;
+  return false;
+}
+
+const char *nx_array_describe(const nx_array *a, char *buf, size_t cap) {
+  if (!a) { snprintf(buf, cap, "NULL"); return buf; }
+  int len = snprintf(buf, cap, "%s [", nx_dtype_name(a->dt));
+  for (int j = 0; j < a->l.rank && len > 0 && (size_t)len < cap; j++)
+    len += snprintf(buf + len, cap - (size_t)len, j ? "; %lld" : "%lld", (long long)a->l.extent[j]);
+  if (len > 0 && (size_t)len < cap) snprintf(buf + len, cap - (size_t)len, "]");
+  return buf;
+}
+
+/* The checks of nx_array_v, naming fn. */
+static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, nx_array **out) {
+  char t[128];
+  if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
+  if (!l || !b || !out) return nx__fail(NX_EINVAL, "%s: the layout, buffer or result is NULL", fn);
+  const char *why = nx_buffer_dead(b);
+  if (why) return nx__fail(NX_EINVAL, "%s: the buffer is dead (%s)", fn, why);
+  int64_t lo, hi;
+  int s = nx_layout_bits(l, bits_of(dt), &lo, &hi);
+  if (s < 0) return s;
+  nx_array a = {dt, *l, b};
+  if (s == 0) {
+    if (lo < 0 || hi > nx_buffer_bytes(b) * 8)
+      return nx__fail(NX_EINVAL, "%s: a layout of %s reaches bits [%lld, %lld), outside the buffer's %lld bytes", fn,
+                      nx_array_describe(&a, t, sizeof t), (long long)lo, (long long)hi, (long long)nx_buffer_bytes(b));
+    int64_t first = l->offset * bits_of(dt) / 8, al = alignment(dt);
+    uintptr_t addr = (uintptr_t)nx_buffer_host_address(b);
+    if ((bits_of(dt) >= 8 && first % al) || (addr && (addr + (uintptr_t)first) % (uintptr_t)al))
+      return nx__fail(NX_EINVAL, "%s: the first element of %s, at byte %lld, is not aligned to %lld bytes", fn,
+                      nx_array_describe(&a, t, sizeof t), (long long)first, (long long)al);
+  }
+  nx_array *r = malloc(sizeof *r);
+  if (!r) return nx__fail(NX_ENOMEM, "%s: no memory for an array", fn);
+  *r = a;
+  nx_buffer_retain(b);
+  *out = r;
+  return 0;
+}
+
+int nx_array_v(nx_dtype dt, const nx_layout *l, nx_buffer *b, nx_array **a) { return make("nx_array_v", dt, l, b, a); }
+
+int nx_array_create(nx_device *d, nx_memory_kind kind, nx_dtype dt, const int64_t *shape, int rank, nx_array **a) {
+  static const char fn[] = "nx_array_create";
+  nx_layout l;
+  nx_buffer *b;
+  int64_t bytes;
+  if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
+  int s = nx_layout_contiguous(shape, rank, &l);
+  if (s) return s;
+  if ((s = nx_dtype_bytes(dt, nx_layout_count(&l), &bytes))) return s;
+  if ((s = nx_buffer_create(d, kind, NX_ACCESS_READ_WRITE, bytes, &b))) return s;
+  /* A sub-byte array's last byte: zero past its last element. */
+  if (bits_of(dt) < 8 && bytes > 0 && (s = nx_rig_submit_fill(b, bytes - 1, 1, 0))) {
+    nx_buffer_release(b);
+    return s;
+  }
+  s = make(fn, dt, &l, b, a);
+  nx_buffer_release(b);
+  return s;
+}
+
+int nx_array_host(nx_dtype dt, const int64_t *shape, int rank, nx_array **a) {
+  return nx_array_create(nx_rig_host(), NX_MEMORY_DEVICE, dt, shape, rank, a);
+}
+
+void nx_array_free(nx_array *a) {
+  if (!a) return;
+  nx_buffer_release(a->b);
+  free(a);
+}
+
+nx_dtype nx_array_dtype(const nx_array *a) { return a->dt; }
+const nx_layout *nx_array_layout(const nx_array *a) { return &a->l; }
+nx_buffer *nx_array_buffer(const nx_array *a) { return a->b; }
+nx_device *nx_array_device(const nx_array *a) { return nx_buffer_device(a->b); }
+
+int nx_array_expect(nx_dtype dt, const nx_array *a) {
+  if (!a) return nx__fail(NX_EINVAL, "nx_array_expect: the array is NULL");
+  if (a->dt == dt) return 0;
+  return nx__fail(NX_EINVAL, "nx_array_expect: expected an array of %s, got one of %s", nx_dtype_name(dt),
+                  nx_dtype_name(a->dt));
+}
+
+int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r) {
+  nx_layout l;
+  if (!a) return nx__fail(NX_EINVAL, "nx_array_move: the array is NULL");
+  int s = nx_layout_move(m, &a->l, &l);
+  return s ? s : make("nx_array_move", a->dt, &l, a->b, r);
+}
+
+int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {
+  static const char fn[] = "nx_array_bitcast";
+  nx_layout l;
+  if (!a || (unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: the array is NULL or the dtype unknown", fn);
+  const char *why = nx_buffer_dead(a->b);
+  if (why) return nx__fail(NX_EINVAL, "%s: the buffer is dead (%s)", fn, why);
+  int s = nx_layout_bitcast(&a->l, bits_of(a->dt), bits_of(dt), &l);
+  if (s) return s;
+  /* Misaligned for dt: None, not an error. */
+  if (!nx__array_empty(a) && bits_of(dt) >= 8) {
+    int64_t first = l.offset * bits_of(dt) / 8, al = alignment(dt);
+    uintptr_t addr = (uintptr_t)nx_buffer_host_address(a->b);
+    if (first % al || (addr && (addr + (uintptr_t)first) % (uintptr_t)al)) return NX_ARRAY_NONE;
+  }
+  return make(fn, dt, &l, a->b, r);
+}
+
+int nx_array_borrow(nx_device *d, const nx_array *a, nx_array **r) {
+  nx_buffer *b;
+  if (!a) return nx__fail(NX_EINVAL, "nx_array_borrow: the array is NULL");
+  int s = nx_buffer_borrow(d, a->b, &b);
+  if (s) return s;
+  s = make("nx_array_borrow", a->dt, &a->l, b, r);
+  nx_buffer_release(b);
+  return s;
+}

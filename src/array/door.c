@@ -1,0 +1,188 @@
+/* The door: claims every operand or none, in runs of NX_MAX_OPERANDS; answers
+   the seed's refusals in its precedence; waits (host kernels) and runs the
+   kernel under the claims; and the messages of refusals. */
+#include <stdio.h>
+#include <string.h>
+
+#include "array_internal.h"
+
+bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
+  *identical = false;
+  if (!nx_buffer_overlaps(a->b, b->b)) return false;
+  nx_layout lb = b->l;
+  int wa = nx_dtype_bits_of(a->dt), wb = nx_dtype_bits_of(b->dt);
+  if (nx_buffer_host_address(a->b) != nx_buffer_host_address(b->b) || !nx_buffer_host_address(a->b)) {
+    /* Two memories over the same pages: b's positions from a's base, where
+       the distance is whole elements of b; otherwise they may share. */
+    intptr_t delta = (intptr_t)nx_buffer_host_address(b->b) - (intptr_t)nx_buffer_host_address(a->b);
+    if (!nx_buffer_host_address(a->b) || !nx_buffer_host_address(b->b) || (delta * 8) % wb) return true;
+    lb.offset += delta * 8 / wb;
+  }
+  *identical = nx_layout_identical(&a->l, wa, &lb, wb);
+  return nx_layout_shares_byte(&a->l, wa, &lb, wb);
+}
+
+/* The operands, written first, as one list. */
+typedef struct {
+  int n, nw;
+  nx_array *ops[2 * NX_MAX_OPERANDS * 8];
+} list;
+
+#define MAX_DOOR (int)(sizeof ((list *)0)->ops / sizeof(nx_array *))
+
+static nx_answer of_claim(nx_claim_answer c) {
+  return c == NX_CLAIM_DEAD ? NX_DEAD_BUFFER : c == NX_CLAIM_HELD_EXCLUSIVE ? NX_HELD_EXCLUSIVE : NX_READ_ONLY;
+}
+
+static void release_upto(const list *L, int upto) {
+  for (int i = 0; i < upto; i += NX_MAX_OPERANDS) {
+    int k = upto - i < NX_MAX_OPERANDS ? upto - i : NX_MAX_OPERANDS;
+    nx_buffer *bs[NX_MAX_OPERANDS];
+    bool w[NX_MAX_OPERANDS];
+    for (int j = 0; j < k; j++) {
+      bs[j] = L->ops[i + j]->b;
+      w[j] = i + j < L->nw;
+    }
+    nx_rig_release(k, bs, w);
+  }
+}
+
+/* Claims every operand or none, run by run: -1 when all are claimed, else
+   the refusal by the claim precedence over every operand. */
+static int claim_all(const list *L) {
+  for (int i = 0; i < L->n; i += NX_MAX_OPERANDS) {
+    int k = L->n - i < NX_MAX_OPERANDS ? L->n - i : NX_MAX_OPERANDS;
+    nx_buffer *bs[NX_MAX_OPERANDS];
+    bool w[NX_MAX_OPERANDS];
+    nx_claim_answer ans[NX_MAX_OPERANDS];
+    for (int j = 0; j < k; j++) {
+      bs[j] = L->ops[i + j]->b;
+      w[j] = i + j < L->nw;
+    }
+    if (nx_rig_claim(k, bs, w, ans) == 0) continue;
+    release_upto(L, i);
+    /* The answer: the highest kind of fault among all operands. */
+    nx_claim_answer worst = NX_CLAIM_READ_ONLY;
+    for (int j = 0; j < L->n; j++) {
+      nx_claim_answer c = nx_rig_peek(L->ops[j]->b, j < L->nw);
+      if (j >= i && j < i + k) c = ans[j - i] != NX_CLAIMED ? ans[j - i] : c;
+      if (c != NX_CLAIMED && c < worst) worst = c;
+    }
+    return of_claim(worst);
+  }
+  return -1;
+}
+
+/* The refusals that claims do not find: -1 when there is none. */
+static int check_all(const list *L, bool host) {
+  if (host)
+    for (int i = 0; i < L->n; i++)
+      if (!nx_buffer_host_address(L->ops[i]->b) && !nx__array_empty(L->ops[i])) return NX_OFF_HOST;
+  for (int i = 0; i < L->nw; i++)
+    if (!nx_layout_is_distinct(&L->ops[i]->l)) return NX_REPEATED_ELEMENTS;
+  for (int i = 0; i < L->nw; i++)
+    for (int j = 0; j < L->n; j++) {
+      bool identical;
+      if (j == i || !nx__arrays_share(L->ops[i], L->ops[j], &identical)) continue;
+      if (j < L->nw || !identical) return NX_OVERLAPPING;
+    }
+  return -1;
+}
+
+static int gather(const char *fn, list *L, nx_array *const *written, int nw, nx_array *const *read, int nr) {
+  if (nw < 0 || nr < 0 || (nw && !written) || (nr && !read) || nw + nr > MAX_DOOR)
+    return nx__fail(NX_EINVAL, "%s: %d written and %d read operands (at most %d in all)", fn, nw, nr, MAX_DOOR);
+  L->n = L->nw = 0;
+  for (int i = 0; i < nw + nr; i++) {
+    nx_array *a = i < nw ? written[i] : read[i - nw];
+    if (!a) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
+    L->ops[L->n++] = a;
+  }
+  L->nw = nw;
+  return 0;
+}
+
+int nx_door_host(nx_array *const *written, int nw, nx_array *const *read, int nr, nx_kernel_fn fn, void *ctx) {
+  static const char name[] = "nx_door_host";
+  list L;
+  int s = gather(name, &L, written, nw, read, nr);
+  if (s) return s;
+  if (!fn) return nx__fail(NX_EINVAL, "%s: the kernel is NULL", name);
+  if ((s = claim_all(&L)) >= 0) return s;
+  if ((s = check_all(&L, true)) >= 0) {
+    release_upto(&L, L.n);
+    return s;
+  }
+  for (int i = 0; i < L.n; i++)
+    if ((s = nx_buffer_wait(L.ops[i]->b, i < L.nw ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) {
+      release_upto(&L, L.n);
+      return s;
+    }
+  nx_operand ops[MAX_DOOR];
+  for (int i = 0; i < L.n; i++) {
+    ops[i].dtype = L.ops[i]->dt;
+    ops[i].layout = &L.ops[i]->l;
+    ops[i].base = nx_buffer_host_address(L.ops[i]->b);
+  }
+  nx_answer a = fn(ctx, ops, nw, nr);
+  release_upto(&L, L.n);
+  return (int)a;
+}
+
+int nx_door(nx_array *const *written, int nw, nx_array *const *read, int nr, nx_submit_fn fn, void *ctx) {
+  static const char name[] = "nx_door";
+  list L;
+  int s = gather(name, &L, written, nw, read, nr);
+  if (s) return s;
+  if (!fn) return nx__fail(NX_EINVAL, "%s: the kernel is NULL", name);
+  for (int i = 0; i < L.n; i++)
+    if (nx_device_lost(nx_array_device(L.ops[i])))
+      return nx__fail(NX_ELOST, "%s: operand %d is on lost device %s", name, i, nx_device_name(nx_array_device(L.ops[i])));
+  if ((s = claim_all(&L)) >= 0) return s;
+  if ((s = check_all(&L, false)) >= 0) {
+    release_upto(&L, L.n);
+    return s;
+  }
+  s = fn(ctx);
+  release_upto(&L, L.n);
+  return s < 0 ? s : NX_DONE;
+}
+
+static const char *reason_of(nx_answer a) {
+  switch (a) {
+  case NX_WRONG_DTYPE: return "an operand's dtype is not the one the kernel loads";
+  case NX_DEAD_BUFFER: return "an operand's buffer is dead";
+  case NX_OFF_HOST: return "the host does not address an operand's memory";
+  case NX_HELD_EXCLUSIVE: return "an operand's memory is held exclusive";
+  case NX_READ_ONLY: return "a written operand's memory is read-only";
+  case NX_REPEATED_ELEMENTS: return "a written operand reaches an element twice";
+  case NX_OVERLAPPING: return "a written operand shares a byte with another operand it is not identical to";
+  case NX_SHAPE_MISMATCH: return "the operands do not fit the operation";
+  default: return "";
+  }
+}
+
+int nx_array_refused(const char *name, nx_answer answer, nx_array *const *operands, int n) {
+  char msg[1024], t[160];
+  size_t len = 0;
+  if (!name) name = "nx_array_refused";
+  if (answer == NX_DONE || answer == NX_DECLINED)
+    return nx__fail(NX_EINVAL, "%s: nx_array_refused: %s refuses nothing", name, answer == NX_DONE ? "Done" : "Declined");
+  if ((unsigned)answer > NX_SHAPE_MISMATCH) return nx__fail(NX_EINVAL, "%s: %d is not an answer", name, (int)answer);
+  msg[0] = 0;
+  /* Dead operands, named with their consumers' reasons, for a dead buffer and
+     for memory that was held exclusive and since consumed. */
+  if (answer == NX_DEAD_BUFFER || answer == NX_HELD_EXCLUSIVE)
+    for (int i = 0; i < n && operands; i++) {
+      const char *why = operands[i] ? nx_buffer_dead(operands[i]->b) : NULL;
+      if (why && len < sizeof msg)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s was %s", len ? ", " : "",
+                                nx_array_describe(operands[i], t, sizeof t), why);
+    }
+  if (len == 0) len = (size_t)snprintf(msg, sizeof msg, "%s", reason_of(answer));
+  if (len < sizeof msg) len += (size_t)snprintf(msg + len, sizeof msg - len, " (");
+  for (int i = 0; i < n && operands && len < sizeof msg; i++)
+    len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i ? ", " : "", nx_array_describe(operands[i], t, sizeof t));
+  if (len < sizeof msg) snprintf(msg + len, sizeof msg - len, ")");
+  return nx__fail(NX_EINVAL, "%s: %s", name, msg);
+}
