@@ -5,3 +5,4 @@ build=${1:-build/bench}
 python3 bench/dtype/run.py "$build/bench/bench_dtype"
 python3 bench/layout/run.py "$build/bench/bench_layout"
 python3 bench/rig/run.py "$build/bench/bench_rig"
+python3 bench/array/run.py "$build/bench/bench_array"
