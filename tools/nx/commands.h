@@ -4,5 +4,6 @@
 #define NX_TOOLS_COMMANDS_H
 
 int nx_cmd_dtypes(int argc, char **argv);
+int nx_cmd_devices(int argc, char **argv);
 
 #endif

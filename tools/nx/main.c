@@ -10,6 +10,7 @@ static const struct {
   const char *help;
 } commands[] = {
     {"dtypes", nx_cmd_dtypes, "the table of every dtype and its facts"},
+    {"devices", nx_cmd_devices, "every device, its memory kinds and what it is"},
 };
 
 static void usage(FILE *f) {
