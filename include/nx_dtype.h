@@ -145,64 +145,26 @@ typedef enum nx_kind {
 
 /* Facts by code, as switches: every target turns them into tables, and a
    switch needs no address-space qualifier on any of them. An unknown code
-   gives 0. */
-NX_FN int nx_dtype_bits_of(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return bits;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
+   gives the default (0, or -1 for the kind). One case macro per column. */
+#define NX__COL_bits(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return bits;
+#define NX__COL_kind(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return NX_KIND_##kind;
+#define NX__COL_eb(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return eb;
+#define NX__COL_fb(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return fb;
+#define NX__COL_inf(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return inf;
+#define NX__COL_nan(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return nan;
+#define NX__COL_sat(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return sat;
+#define NX__FACT(fn, col, dflt)                                   \
+  NX_FN int fn(int code) {                                        \
+    switch (code) { NX_DTYPE_TABLE(NX__COL_##col) }               \
+    return dflt;                                                  \
   }
-  return 0;
-}
-NX_FN int nx_dtype_kind_of(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return NX_KIND_##kind;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
-  }
-  return -1;
-}
-NX_FN int nx_dtype_exponent_bits_of(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return eb;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
-  }
-  return 0;
-}
-NX_FN int nx_dtype_fraction_bits_of(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return fb;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
-  }
-  return 0;
-}
-NX_FN int nx_dtype_has_infinities(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return inf;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
-  }
-  return 0;
-}
-NX_FN int nx_dtype_has_nans(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return nan;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
-  }
-  return 0;
-}
-
-NX_FN int nx_dtype_saturation_of(int code) {
-  switch (code) {
-#define NX__CASE(ID, name, bits, kind, eb, fb, inf, nan, sat) case NX_##ID: return sat;
-    NX_DTYPE_TABLE(NX__CASE)
-#undef NX__CASE
-  }
-  return 0;
-}
+NX__FACT(nx_dtype_bits_of, bits, 0)
+NX__FACT(nx_dtype_kind_of, kind, -1)
+NX__FACT(nx_dtype_exponent_bits_of, eb, 0)
+NX__FACT(nx_dtype_fraction_bits_of, fb, 0)
+NX__FACT(nx_dtype_has_infinities, inf, 0)
+NX__FACT(nx_dtype_has_nans, nan, 0)
+NX__FACT(nx_dtype_saturation_of, sat, 0)
 
 /* ---- Float formats: the store rule on bits ------------------------------ */
 
