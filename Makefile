@@ -15,6 +15,7 @@ build: deps
 # The main job: the nx command on a shipped sample.
 run: build
 	build/release/tools/nx dtypes
+	build/release/tools/nx devices
 
 # Every suite, plainly, under ASan+UBSan, and the concurrency suites under TSan.
 test: deps
