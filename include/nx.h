@@ -5,6 +5,7 @@
 #include "nx_error.h"
 #include "nx_dtype.h"
 #include "nx_layout.h"
+#include "nx_shape.h"
 #include "nx_rig.h"
 #include "nx_array.h"
 

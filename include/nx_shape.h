@@ -1,0 +1,272 @@
+/* nx_shape.h: shape inference over symbolic shapes, after OCANNL's rows,
+   dimension and row variables, broadcasting inequalities and staged solver.
+
+   A shape has three rows of axes, batch, input and output, written
+   `batch|input->output`. A row is the dims anchored at its left (beg), the
+   dims anchored at its right (dims), and between them either a row variable,
+   which stands for any number of further axes, or nothing (a closed row). A
+   dimension is solved (a size and a basis label: "default", the broadcast top
+   "bcast_if_1", or a user label such as "rgb"), a variable, an affine
+   `stride*over+offset` (optionally a convolution), or a concatenation.
+
+   Constraints relate dims and rows: equality, and the broadcasting inequality
+   res <= opnd ("the result side refines the operand side": equal, or the
+   operand is the top 1 of basis bcast_if_1 that stretches to anything).
+   Every constraint carries its origin (an operation and its operands), and a
+   failure's message ends with the trace of the origins that led to it.
+
+   Memory: everything lives in a session. Dims, rows and tensors made in a
+   session are owned by it and stay valid until nx_shape_session_free, which
+   frees them all. A session is used by one thread at a time; sessions are
+   independent of one another.
+
+   Failures return NX_EINVAL (or NX_ENOMEM) and set nx_error_message()
+   (nx_error.h) to "<function>: <reason>; trace: <origins>", where the reason
+   begins with OCANNL's wording (e.g. "solved dimensions for axis: different
+   bases"). A shape error met while building a tensor or while closing taints
+   the session: every later call that solves fails, naming the first error.
+   Functions that make values return NULL on failure. The library never
+   aborts, exits or prints. docs/shapes.md describes the model, the
+   constraints of every operation, the stages and every error. */
+#ifndef NX_SHAPE_H
+#define NX_SHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nx_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nx_shape_session nx_shape_session;
+typedef struct nx_dim nx_dim;
+typedef struct nx_row nx_row;
+typedef struct nx_tensor nx_tensor;
+
+/* The axis kinds, in notation order. The memory layout is batch, output,
+   input. */
+enum nx_kind { NX_BATCH = 0, NX_INPUT = 1, NX_OUTPUT = 2 };
+
+/* The solver's stages. Stage 1 runs while tensors are built; closing
+   (nx_shape_finish) runs stages 2 to 7. */
+enum nx_stage { NX_STAGE1 = 1, NX_STAGE2, NX_STAGE3, NX_STAGE4, NX_STAGE5, NX_STAGE6, NX_STAGE7 };
+
+/* The printing styles of OCANNL's to_string_hum: sizes (`1|784->10,5`), axis
+   numbers in the layout and sizes (`0:1|3:784->1:10,2:5`), bases only
+   (`default|default->default`), and projection ids with sizes. */
+enum nx_style { NX_STYLE_SIZE, NX_STYLE_AXIS_NUMBER_AND_SIZE, NX_STYLE_ONLY_BASES, NX_STYLE_PROJECTION_AND_SIZE };
+
+/* Where a constraint comes from: the operation (may be NULL) and the two
+   shapes it relates, by name and kind. Strings are copied into the session. */
+typedef struct nx_shape_origin {
+  const char *operation;
+  const char *lhs_name;
+  enum nx_kind lhs_kind;
+  const char *rhs_name;
+  enum nx_kind rhs_kind;
+} nx_shape_origin;
+
+/* ---- Sessions -------------------------------------------------------- */
+
+/* nx_shape_session_new(&s) makes an empty session.
+   Fails with NX_ENOMEM if memory runs out. */
+NX_API int nx_shape_session_new(nx_shape_session **s);
+
+/* nx_shape_session_free(s) frees s and everything made in it. NULL is a
+   no-op. */
+NX_API void nx_shape_session_free(nx_shape_session *s);
+
+/* The number of constraints the session has processed so far (each one
+   handled by the solver, including those it re-emits). */
+NX_API int64_t nx_shape_constraint_count(const nx_shape_session *s);
+
+/* ---- Dimensions and rows --------------------------------------------- */
+
+/* The reserved bases. */
+#define NX_BASIS_DEFAULT "default"
+#define NX_BASIS_BCAST "bcast_if_1"
+
+/* nx_dim_solved(s, d, basis) is the solved dim of size d >= 0 and basis
+   (NULL for "default"). NULL if d < 0 or memory runs out. */
+NX_API const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis);
+
+/* nx_dim_top(s) is 1 of basis bcast_if_1, the broadcast top. */
+NX_API const nx_dim *nx_dim_top(nx_shape_session *s);
+
+/* nx_dim_var(s, name) is a fresh dimension variable; name may be NULL. */
+NX_API const nx_dim *nx_dim_var(nx_shape_session *s, const char *name);
+
+/* nx_dim_affine(s, stride, over, offset) is the affine dim stride*over+offset
+   (its size is stride times over's). NULL if stride < 1, offset < 0 or over
+   is NULL. */
+NX_API const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset);
+
+/* nx_dim_conv(s, stride, over, offset, dilation, kernel, use_padding) is a
+   convolution axis: its size is stride*over with padding, and
+   stride*(over-1)+1+(kernel-1)*dilation without. NULL on a bad argument. */
+NX_API const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset,
+                                 int64_t dilation, const nx_dim *kernel, bool use_padding);
+
+/* nx_dim_concat(s, parts, n) is the concatenation of n >= 1 dims; its size
+   is the sum of theirs. */
+NX_API const nx_dim *nx_dim_concat(nx_shape_session *s, const nx_dim *const *parts, int n);
+
+/* nx_row_var_new(s, name) is a fresh row variable's id (> 0), or a negative
+   status. */
+NX_API int nx_row_var_new(nx_shape_session *s, const char *name);
+
+/* nx_row_make(s, beg, nbeg, dims, ndims, var) is the row beg..<var>..dims,
+   closed when var is 0. NULL if a count is negative, a dim is NULL or var is
+   not a row variable of s. */
+NX_API const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
+                                 int ndims, int var);
+
+/* ---- Constraints and the solver --------------------------------------- */
+
+/* Each nx_shape_add_* adds one constraint to the session's pending list,
+   with its origin (NULL for none); nx_shape_solve processes them. They fail
+   only on a NULL argument or when memory runs out. */
+NX_API int nx_shape_add_dim_eq(nx_shape_session *s, const nx_dim *a, const nx_dim *b, const nx_shape_origin *o);
+NX_API int nx_shape_add_dim_ineq(nx_shape_session *s, const nx_dim *res, const nx_dim *opnd, const nx_shape_origin *o);
+NX_API int nx_shape_add_row_eq(nx_shape_session *s, const nx_row *a, const nx_row *b, const nx_shape_origin *o);
+NX_API int nx_shape_add_row_ineq(nx_shape_session *s, const nx_row *res, const nx_row *opnd, const nx_shape_origin *o);
+/* d's size is at least n. */
+NX_API int nx_shape_add_at_least(nx_shape_session *s, const nx_dim *d, int64_t n, const nx_shape_origin *o);
+/* The concatenation of the n rows has `total` elements. */
+NX_API int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int n, int64_t total,
+                                    const nx_shape_origin *o);
+/* The concatenation of the n rows is exactly the ndims dims. */
+NX_API int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims,
+                              int ndims, const nx_shape_origin *o);
+/* Marks: a leaf's dim or row (closed downward, to its lower bound, from
+   stages 3-5; a parameter's must be inferable), and an interior row (closed
+   at stages 6-7). */
+NX_API int nx_shape_add_terminal_dim(nx_shape_session *s, bool is_param, const nx_dim *d, const nx_shape_origin *o);
+NX_API int nx_shape_add_terminal_row(nx_shape_session *s, bool is_param, const nx_row *r, const nx_shape_origin *o);
+NX_API int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_origin *o);
+
+/* nx_shape_solve(s, stage) processes the pending constraints, and those
+   deferred earlier, at that stage, and keeps what cannot be decided yet for
+   later calls. Marks are kept until the stage that closes them.
+   Fails with NX_EINVAL and the solver's message on a shape error (then the
+   session is tainted), or if stage is not 1..7. */
+NX_API int nx_shape_solve(nx_shape_session *s, int stage);
+
+/* nx_shape_dim_value(s, d, &size, &basis) sets size and basis (a string the
+   session owns) to d's solution and returns 0, or returns 1 (None) if d is
+   not solved yet. */
+NX_API int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis);
+
+/* nx_shape_row_subst(s, r) is r under the current solution. */
+NX_API const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r);
+
+/* Reading a row: its flank lengths, a dim of either flank, and its row
+   variable (0 when closed). */
+NX_API int nx_row_beg_count(const nx_row *r);
+NX_API int nx_row_dims_count(const nx_row *r);
+NX_API const nx_dim *nx_row_beg_dim(const nx_row *r, int i);
+NX_API const nx_dim *nx_row_dim(const nx_row *r, int i);
+NX_API int nx_row_var(const nx_row *r);
+
+/* nx_row_to_string(s, r, buf, cap) writes r under the solution as
+   `3,..v..,7` (..v.. only for an open row; dims as in nx_tensor_to_string)
+   and returns the length, or -1 with the message set if cap is too small. */
+NX_API int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
+
+/* ---- Symbolic tensors -------------------------------------------------- */
+
+/* Dims are written as text in these calls: a comma-separated list of axes,
+   each a size (`784`) or a labelled size (`rgb=3`). NULL for a row to infer
+   (an open row), "" for a closed empty row. */
+
+/* nx_tensor_term(s, label, batch, input, output, &t) makes a leaf tensor (a
+   constant or data) with the given rows.
+   Fails if an axis list is malformed (its position is named). */
+NX_API int nx_tensor_term(nx_shape_session *s, const char *label, const char *batch, const char *input,
+                          const char *output, nx_tensor **t);
+
+/* nx_tensor_param(s, label, input, output, &t) makes a parameter: its batch
+   row is closed and empty; rows given as NULL are inferred from its uses,
+   and closing fails with "You forgot to specify the hidden dimension(s) ..."
+   if they cannot be. */
+NX_API int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, const char *output,
+                           nx_tensor **t);
+
+/* nx_tensor_fill(s, label, total, batch, input, output, &t) makes a leaf that
+   holds `total` elements (a reshape or a constant fill): the product of its
+   dims is total, so one unknown dim or row is deduced. */
+NX_API int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch,
+                          const char *input, const char *output, nx_tensor **t);
+
+/* Pointwise operations: the result broadcasts the operands (res <= each
+   operand, kind by kind). op names the operation in traces. */
+NX_API int nx_tensor_unary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor **t);
+NX_API int nx_tensor_binary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor **t);
+NX_API int nx_tensor_ternary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor *c,
+                             nx_tensor **t);
+
+/* nx_tensor_compose(s, a, b, &t) is a*b, matrix-multiplication-like: b's
+   output meets a's input (a_I <= b_O), and t has a's output, b's input and
+   the broadcast of both batches. nx_tensor_compose_accumulate also
+   broadcasts t against d (the accumulator). */
+NX_API int nx_tensor_compose(nx_shape_session *s, nx_tensor *a, nx_tensor *b, nx_tensor **t);
+NX_API int nx_tensor_compose_accumulate(nx_shape_session *s, nx_tensor *a, nx_tensor *b, nx_tensor *d,
+                                        nx_tensor **t);
+
+/* nx_tensor_transpose(s, a, &t) swaps input and output. */
+NX_API int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **t);
+
+/* nx_tensor_batch_slice(s, a, &t) drops a's leftmost batch axis. */
+NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **t);
+
+/* nx_tensor_einsum(s, spec, args, n, &t) applies an OCANNL spec with n = 1
+   (a permute), 2 or 3 operands: "ab|cd->ef => cf|ae->db", "ab;bc=>ac". An
+   axis is a letter (or, when the spec has a comma, an identifier), a fixed
+   index (digits), `stride*o+k`, `a^b`; `...` and `..r..` stand for row
+   variables. Rows are equal to the spec's (no broadcasting).
+   Fails with "Invalid einsum spec ..." naming the position if the spec is
+   malformed or its operand count is not n, and on shape errors. */
+NX_API int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
+                            nx_tensor **t);
+
+/* nx_tensor_spec_dim(t, label) is the dim variable that label stood for in
+   the spec that made t (a capture), or NULL; nx_tensor_spec_row(t, name) is
+   the row of the row variable ..name.. (or of `...` in a kind: "batch",
+   "input", "output"), or NULL. */
+NX_API const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label);
+NX_API const nx_row *nx_tensor_spec_row(const nx_tensor *t, const char *name);
+
+/* nx_tensor_set_dim(s, d, size) solves dim variable d to size (default
+   basis); nx_tensor_set_row_total(s, r, total) constrains row r to hold
+   `total` elements. Fail on a shape error. */
+NX_API int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size);
+NX_API int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t total);
+
+/* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by kind. */
+NX_API int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b);
+
+/* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
+   solution with nx_shape_row_subst); nx_tensor_label(t) its label. */
+NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_kind kind);
+NX_API const char *nx_tensor_label(const nx_tensor *t);
+
+/* nx_shape_finish(s) closes inference: stages 2 to 7 over every constraint
+   and mark, after which every shape of s is solved (closed rows, solved
+   dims). Fails with the first shape error. */
+NX_API int nx_shape_finish(nx_shape_session *s);
+
+/* nx_tensor_to_string(s, t, style, buf, cap) writes t's shape under the
+   current solution as OCANNL's to_string_hum does: rows joined by `|` and
+   `->`, an empty batch or input row left out; a solved dim as its size, or
+   `label=size` for a user basis; a variable as `$id` or `$id:name`; and
+   returns the length, or -1 with the message set if cap is too small. */
+NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_style style, char *buf,
+                               size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NX_SHAPE_H */

@@ -1,0 +1,248 @@
+/* The public face of the solver: making dims and rows, adding constraints,
+   solving by stage, reading solutions, and closing a session. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define NOMEM(fn) nx__fail(NX_ENOMEM, "%s: out of memory", fn)
+
+const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
+  if (!s || d < 0) {
+    nx__fail(NX_EINVAL, "nx_dim_solved: size %lld is negative", (long long)d);
+    return NULL;
+  }
+  return nx__dim_solved(s, d, basis);
+}
+
+const nx_dim *nx_dim_top(nx_shape_session *s) { return s ? s->top : NULL; }
+
+const nx_dim *nx_dim_var(nx_shape_session *s, const char *name) {
+  if (!s) return NULL;
+  int v = nx__shape_new_var(s, false, name);
+  return v < 0 ? NULL : nx__dim_var(s, v);
+}
+
+const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset, int64_t dilation,
+                          const nx_dim *kernel, bool use_padding) {
+  if (!s || !over || stride < 1 || offset < 0 || (kernel && dilation < 1)) {
+    nx__fail(NX_EINVAL, "nx_dim_conv: stride %lld, offset %lld, dilation %lld: a stride or dilation below 1, a "
+                        "negative offset or a NULL dim", (long long)stride, (long long)offset, (long long)dilation);
+    return NULL;
+  }
+  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return NULL;
+  x->kind = NX__D_AFFINE;
+  x->stride = stride;
+  x->over = over;
+  x->offset = offset;
+  x->dilation = dilation;
+  x->kernel = kernel;
+  x->use_padding = use_padding;
+  return x;
+}
+
+const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset) {
+  return nx_dim_conv(s, stride, over, offset, 1, NULL, true);
+}
+
+const nx_dim *nx_dim_concat(nx_shape_session *s, const nx_dim *const *parts, int n) {
+  if (!s || !parts || n < 1) {
+    nx__fail(NX_EINVAL, "nx_dim_concat: %d parts: needs at least one", n);
+    return NULL;
+  }
+  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  const nx_dim **p = nx__shape_alloc(s, (size_t)n * sizeof *p);
+  if (!x || !p) return NULL;
+  for (int i = 0; i < n; i++)
+    if (!(p[i] = parts[i])) {
+      nx__fail(NX_EINVAL, "nx_dim_concat: part %d is NULL", i);
+      return NULL;
+    }
+  x->kind = NX__D_CONCAT;
+  x->parts = p;
+  x->nparts = n;
+  return x;
+}
+
+int nx_row_var_new(nx_shape_session *s, const char *name) {
+  if (!s) return nx__fail(NX_EINVAL, "nx_row_var_new: NULL session");
+  int v = nx__shape_new_var(s, true, name);
+  return v < 0 ? NOMEM("nx_row_var_new") : v;
+}
+
+const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
+                          int ndims, int var) {
+  if (!s || nbeg < 0 || ndims < 0 || (nbeg && !beg) || (ndims && !dims) || var < 0 || var >= s->nvars ||
+      (var && !s->vars[var].is_row)) {
+    nx__fail(NX_EINVAL, "nx_row_make: %d beg dims, %d dims, row variable %d: a negative count, a NULL list or not a "
+                        "row variable", nbeg, ndims, var);
+    return NULL;
+  }
+  for (int i = 0; i < nbeg + ndims; i++)
+    if (!(i < nbeg ? beg[i] : dims[i - nbeg])) {
+      nx__fail(NX_EINVAL, "nx_row_make: dim %d is NULL", i);
+      return NULL;
+    }
+  return nx__row_new(s, beg, nbeg, dims, ndims, var);
+}
+
+int nx_row_beg_count(const nx_row *r) { return r ? r->nbeg : 0; }
+int nx_row_dims_count(const nx_row *r) { return r ? r->ndims : 0; }
+const nx_dim *nx_row_beg_dim(const nx_row *r, int i) { return r && i >= 0 && i < r->nbeg ? r->beg[i] : NULL; }
+const nx_dim *nx_row_dim(const nx_row *r, int i) { return r && i >= 0 && i < r->ndims ? r->dims[i] : NULL; }
+int nx_row_var(const nx_row *r) { return r ? r->var : 0; }
+
+static int add(nx_shape_session *s, const char *fn, const nx__cons *c, bool ok) {
+  if (!s || !ok) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+  return nx__push(s, &s->pending, c) ? NOMEM(fn) : 0;
+}
+
+int nx_shape_add_dim_eq(nx_shape_session *s, const nx_dim *a, const nx_dim *b, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = a, .d2 = b, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_dim_eq", &c, a && b);
+}
+int nx_shape_add_dim_ineq(nx_shape_session *s, const nx_dim *res, const nx_dim *opnd, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_DIM_INEQ, .d1 = res, .d2 = opnd, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_dim_ineq", &c, res && opnd);
+}
+int nx_shape_add_row_eq(nx_shape_session *s, const nx_row *a, const nx_row *b, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = a, .r2 = b, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_row_eq", &c, a && b);
+}
+int nx_shape_add_row_ineq(nx_shape_session *s, const nx_row *res, const nx_row *opnd, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_ROW_INEQ, .r1 = res, .r2 = opnd, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_row_ineq", &c, res && opnd);
+}
+int nx_shape_add_at_least(nx_shape_session *s, const nx_dim *d, int64_t n, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = d, .n = n, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_at_least", &c, d != NULL);
+}
+
+static const nx_row **copy_rows(nx_shape_session *s, const nx_row *const *rows, int n) {
+  const nx_row **p = nx__shape_alloc(s, (size_t)(n ? n : 1) * sizeof *p);
+  if (p)
+    for (int i = 0; i < n; i++) p[i] = rows[i];
+  return p;
+}
+
+static bool rows_ok(const nx_row *const *rows, int n) {
+  if (!rows || n < 1) return false;
+  for (int i = 0; i < n; i++)
+    if (!rows[i]) return false;
+  return true;
+}
+
+int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int n, int64_t total,
+                             const nx_shape_origin *o) {
+  bool ok = s && rows_ok(rows, n) && total >= 0;
+  nx__cons c = {.kind = NX__C_TOTAL, .nrows = n, .n = total};
+  if (ok) {
+    c.rows = copy_rows(s, rows, n);
+    c.o = nx__origin_make(s, o);
+  }
+  return add(s, "nx_shape_add_total_elems", &c, ok);
+}
+
+int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims, int ndims,
+                       const nx_shape_origin *o) {
+  bool ok = s && rows_ok(rows, n) && ndims >= 0 && (dims || !ndims);
+  nx__cons c = {.kind = NX__C_EXACT, .nrows = n, .nexact = ndims};
+  if (ok) {
+    c.rows = copy_rows(s, rows, n);
+    const nx_dim **d = nx__shape_alloc(s, (size_t)(ndims + 1) * sizeof *d);
+    if (d)
+      for (int i = 0; i < ndims; i++) d[i] = dims[i];
+    c.exact = d;
+    c.o = nx__origin_make(s, o);
+  }
+  return add(s, "nx_shape_add_exact", &c, ok);
+}
+
+int nx_shape_add_terminal_dim(nx_shape_session *s, bool is_param, const nx_dim *d, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_TERM_DIM, .d1 = d, .is_param = is_param, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_terminal_dim", &c, d != NULL);
+}
+int nx_shape_add_terminal_row(nx_shape_session *s, bool is_param, const nx_row *r, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = r, .is_param = is_param, .o = s ? nx__origin_make(s, o) : NULL};
+  if (s && r && is_param && r->var) s->vars[r->var].is_param = true;
+  return add(s, "nx_shape_add_terminal_row", &c, r != NULL);
+}
+int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_origin *o) {
+  nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = r, .o = s ? nx__origin_make(s, o) : NULL};
+  return add(s, "nx_shape_add_shape_row", &c, r != NULL);
+}
+
+/* Runs one stage to its fixed point: the marks, then the queue and what was
+   deferred, again while bindings happen. */
+static int run_stage(nx_shape_session *s, int stage) {
+  int rc = nx__run(s, stage);
+  if (rc || stage == 1) return rc;
+  if (stage == 2 && ((rc = nx__stage2_pairs(s)) || (rc = nx__run(s, stage)))) return rc;
+  for (int guard = 0; guard < 1000000; guard++) {
+    int64_t before = s->nbinds;
+    nx__pvec m = s->marks;
+    s->marks = s->queue;
+    s->marks.n = 0;
+    s->queue = m;
+    s->qhead = 0;
+    if ((rc = nx__run(s, stage))) return rc;
+    if (s->nbinds == before) break;
+  }
+  return 0;
+}
+
+static int taint(nx_shape_session *s, const char *fn, int rc) {
+  if (rc == NX_ENOMEM) return NOMEM(fn);
+  s->tainted = true;
+  snprintf(s->taint, sizeof s->taint, "%.500s", s->err);
+  return nx__fail(rc, "%s: %s", fn, s->err);
+}
+
+int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
+int nx__solve_checked(nx_shape_session *s, const char *fn, int stage) {
+  if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
+  int rc = run_stage(s, stage);
+  return rc ? taint(s, fn, rc) : 0;
+}
+
+int nx_shape_solve(nx_shape_session *s, int stage) {
+  if (!s || stage < 1 || stage > 7) return nx__fail(NX_EINVAL, "nx_shape_solve: stage %d is not 1..7", stage);
+  return nx__solve_checked(s, "nx_shape_solve", stage);
+}
+
+int nx_shape_finish(nx_shape_session *s) {
+  if (!s) return nx__fail(NX_EINVAL, "nx_shape_finish: NULL session");
+  int nx__add_shape_rows(nx_shape_session *s);
+  if (!s->tainted && nx__add_shape_rows(s)) return NOMEM("nx_shape_finish");
+  int rc = nx__solve_checked(s, "nx_shape_finish", 1);
+  for (int stage = 2; stage <= 7 && !rc; stage++) rc = nx__solve_checked(s, "nx_shape_finish", stage);
+  if (rc) return rc;
+  if (s->deferred.n) {
+    nx__cons *c = s->deferred.p[0];
+    nx__error(s, c->o, "closing left %d constraint(s) unsolved (the first of kind %d)", s->deferred.n, c->kind);
+    return taint(s, "nx_shape_finish", NX_EINVAL);
+  }
+  return 0;
+}
+
+int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis) {
+  if (!s || !d) return nx__fail(NX_EINVAL, "nx_shape_dim_value: NULL argument");
+  const nx_dim *x = nx__dsub(s, d);
+  if (x->kind != NX__D_SOLVED) return 1;
+  if (size) *size = x->d;
+  if (basis) *basis = x->basis;
+  return 0;
+}
+
+const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r) {
+  if (!s || !r) return NULL;
+  return nx__rsub_full(s, r);
+}
+
+int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
+  if (!s || !r || (!buf && cap)) return nx__fail(NX_EINVAL, "nx_row_to_string: NULL argument");
+  int n = nx__row_print(s, nx__rsub_full(s, r), buf, cap);
+  if ((size_t)n >= cap) return nx__fail(NX_EINVAL, "nx_row_to_string: %d characters do not fit in %zu", n, cap);
+  return n;
+}

@@ -1,0 +1,110 @@
+/* The session arena: every dim, row, constraint and tensor of a session is
+   carved from its chunks, so freeing the session frees them all at once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct nx__chunk {
+  nx__chunk *next;
+  size_t used, cap;
+  _Alignas(max_align_t) unsigned char data[];
+};
+
+enum { CHUNK = 1 << 16 };
+
+void *nx__shape_alloc(nx_shape_session *s, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  nx__chunk *c = s->chunks;
+  if (!c || c->used + n > c->cap) {
+    size_t cap = n > CHUNK ? n : CHUNK;
+    nx__chunk *k = malloc(sizeof *k + cap);
+    if (!k) return NULL;
+    k->used = 0;
+    k->cap = cap;
+    if (c && n > CHUNK) { /* keep filling the current chunk after a big one */
+      k->next = c->next;
+      c->next = k;
+      k->used = n;
+      return memset(k->data, 0, n);
+    }
+    k->next = c;
+    s->chunks = c = k;
+  }
+  void *p = c->data + c->used;
+  c->used += n;
+  return memset(p, 0, n);
+}
+
+const char *nx__shape_strdup(nx_shape_session *s, const char *str) {
+  if (!str) return NULL;
+  size_t n = strlen(str) + 1;
+  char *p = nx__shape_alloc(s, n);
+  if (p) memcpy(p, str, n);
+  return p;
+}
+
+static int grow(void **p, int *cap, size_t elem) {
+  int nc = *cap ? *cap * 2 : 8;
+  void *q = realloc(*p, (size_t)nc * elem);
+  if (!q) return NX_ENOMEM;
+  *p = q;
+  *cap = nc;
+  return 0;
+}
+
+int nx__pvec_push(nx__pvec *v, void *x) {
+  if (v->n == v->cap && grow((void **)&v->p, &v->cap, sizeof *v->p)) return NX_ENOMEM;
+  v->p[v->n++] = x;
+  return 0;
+}
+
+int nx__ivec_push(nx__ivec *v, int x) {
+  if (v->n == v->cap && grow((void **)&v->p, &v->cap, sizeof *v->p)) return NX_ENOMEM;
+  v->p[v->n++] = x;
+  return 0;
+}
+
+bool nx__ivec_has(const nx__ivec *v, int x) {
+  for (int i = 0; i < v->n; i++)
+    if (v->p[i] == x) return true;
+  return false;
+}
+
+int nx_shape_session_new(nx_shape_session **out) {
+  nx_shape_session *s = calloc(1, sizeof *s);
+  if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
+  s->nvars = 1;
+  s->top = nx__dim_solved(s, 1, NX_BASIS_BCAST);
+  s->one_default = nx__dim_solved(s, 1, NX_BASIS_DEFAULT);
+  if (!s->top || !s->one_default) {
+    nx_shape_session_free(s);
+    return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
+  }
+  *out = s;
+  return 0;
+}
+
+void nx_shape_session_free(nx_shape_session *s) {
+  if (!s) return;
+  for (int i = 1; i < s->nvars; i++) {
+    nx__var *v = &s->vars[i];
+    free(v->res.p);
+    free(v->opnd.p);
+    free(v->lower.p);
+    free(v->watch.p);
+  }
+  free(s->vars);
+  free(s->pending.p);
+  free(s->queue.p);
+  free(s->deferred.p);
+  free(s->marks.p);
+  free(s->tensors.p);
+  for (nx__chunk *c = s->chunks, *n; c; c = n) {
+    n = c->next;
+    free(c);
+  }
+  free(s);
+}
+
+int64_t nx_shape_constraint_count(const nx_shape_session *s) { return s ? s->nprocessed : 0; }

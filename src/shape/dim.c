@@ -1,0 +1,267 @@
+/* Dims and rows: making them, substituting the solution into them (with
+   path compression, so that long chains of bindings stay linear), comparing
+   and printing them. */
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
+  if (s->nvars >= s->capvars) {
+    int nc = s->capvars ? s->capvars * 2 : 256;
+    nx__var *p = realloc(s->vars, (size_t)nc * sizeof *p);
+    if (!p) return NX_ENOMEM;
+    s->vars = p;
+    s->capvars = nc;
+  }
+  int id = s->nvars;
+  nx__var *v = &s->vars[id];
+  memset(v, 0, sizeof *v);
+  v->is_row = is_row;
+  v->name = nx__shape_strdup(s, name);
+  v->up = id;
+  s->nvars++;
+  return id;
+}
+
+const nx_dim *nx__dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
+  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return NULL;
+  x->kind = NX__D_SOLVED;
+  x->d = d;
+  if (!basis || !strcmp(basis, NX_BASIS_DEFAULT)) x->basis = NX_BASIS_DEFAULT;
+  else if (!strcmp(basis, NX_BASIS_BCAST)) x->basis = NX_BASIS_BCAST;
+  else x->basis = nx__shape_strdup(s, basis);
+  return x->basis ? x : NULL;
+}
+
+const nx_dim *nx__dim_var(nx_shape_session *s, int v) {
+  nx__var *e = &s->vars[v];
+  if (e->self_dim) return e->self_dim;
+  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return NULL;
+  x->kind = NX__D_VAR;
+  x->var = v;
+  s->vars[v].self_dim = x;
+  return x;
+}
+
+const nx_row *nx__row_new(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
+                          int ndims, int var) {
+  nx_row *r = nx__shape_alloc(s, sizeof *r + (size_t)(nbeg + ndims) * sizeof(nx_dim *));
+  if (!r) return NULL;
+  const nx_dim **all = (const nx_dim **)(r + 1);
+  if (nbeg) memcpy(all, beg, (size_t)nbeg * sizeof *all);
+  if (ndims) memcpy(all + nbeg, dims, (size_t)ndims * sizeof *all);
+  r->beg = all;
+  r->dims = all + nbeg;
+  r->nbeg = nbeg;
+  r->ndims = ndims;
+  r->var = var;
+  return r;
+}
+
+const nx_row *nx__row_of_var(nx_shape_session *s, int v) {
+  nx__var *e = &s->vars[v];
+  if (!e->self_row) e->self_row = nx__row_new(s, NULL, 0, NULL, 0, v);
+  return s->vars[v].self_row;
+}
+
+bool nx__is_top(const nx_dim *d) { return d->kind == NX__D_SOLVED && d->d == 1 && !strcmp(d->basis, NX_BASIS_BCAST); }
+
+bool nx__basis_is(const nx_dim *d, const char *basis) { return !strcmp(d->basis, basis); }
+
+static int64_t conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t kernel, bool pad) {
+  if (pad) return stride * over;
+  return stride * (over - 1) + 1 + (kernel - 1) * dilation;
+}
+
+const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
+  switch (d->kind) {
+  case NX__D_VAR: {
+    nx__var *e = &s->vars[d->var];
+    if (!e->dval) return d;
+    const nx_dim *v = nx__dsub(s, e->dval);
+    s->vars[d->var].dval = v; /* path compression */
+    return v;
+  }
+  case NX__D_AFFINE: {
+    const nx_dim *o = nx__dsub(s, d->over);
+    const nx_dim *k = d->kernel ? nx__dsub(s, d->kernel) : NULL;
+    if (o->kind == NX__D_SOLVED && (!k || k->kind == NX__D_SOLVED))
+      return nx__dim_solved(s, conv_size(d->stride, o->d, d->dilation, k ? k->d : 1, !k || d->use_padding),
+                            NX_BASIS_DEFAULT);
+    if (o == d->over && k == d->kernel) return d;
+    nx_dim *x = nx__shape_alloc(s, sizeof *x);
+    if (!x) return d;
+    *x = *d;
+    x->over = o;
+    x->kernel = k;
+    return x;
+  }
+  case NX__D_CONCAT: {
+    bool solved = true, same = true;
+    int64_t sum = 0;
+    const nx_dim **parts = nx__shape_alloc(s, (size_t)d->nparts * sizeof *parts);
+    if (!parts) return d;
+    for (int i = 0; i < d->nparts; i++) {
+      parts[i] = nx__dsub(s, d->parts[i]);
+      same = same && parts[i] == d->parts[i];
+      if (parts[i]->kind == NX__D_SOLVED) sum += parts[i]->d;
+      else solved = false;
+    }
+    if (solved) return nx__dim_solved(s, sum, NX_BASIS_DEFAULT);
+    if (same) return d;
+    nx_dim *x = nx__shape_alloc(s, sizeof *x);
+    if (!x) return d;
+    *x = *d;
+    x->parts = parts;
+    return x;
+  }
+  }
+  return d;
+}
+
+/* r with its row variable's solution spliced in: {l; r; v} with
+   v := {l'; r'; b'} is {l@l'; r'@r; b'}. */
+const nx_row *nx__rsub(nx_shape_session *s, const nx_row *r) {
+  if (!r->var) return r;
+  nx__var *e = &s->vars[r->var];
+  if (!e->rval) return r;
+  const nx_row *v = nx__rsub(s, e->rval);
+  s->vars[r->var].rval = v;
+  if (!r->nbeg && !r->ndims) return v;
+  int nb = r->nbeg + v->nbeg, nd = v->ndims + r->ndims;
+  nx_row *x = nx__shape_alloc(s, sizeof *x + (size_t)(nb + nd) * sizeof(nx_dim *));
+  if (!x) return r;
+  const nx_dim **all = (const nx_dim **)(x + 1);
+  memcpy(all, r->beg, (size_t)r->nbeg * sizeof *all);
+  memcpy(all + r->nbeg, v->beg, (size_t)v->nbeg * sizeof *all);
+  memcpy(all + nb, v->dims, (size_t)v->ndims * sizeof *all);
+  memcpy(all + nb + v->ndims, r->dims, (size_t)r->ndims * sizeof *all);
+  x->beg = all;
+  x->dims = all + nb;
+  x->nbeg = nb;
+  x->ndims = nd;
+  x->var = v->var;
+  return x;
+}
+
+const nx_row *nx__rsub_full(nx_shape_session *s, const nx_row *r) {
+  const nx_row *x = nx__rsub(s, r);
+  int n = x->nbeg + x->ndims;
+  const nx_dim *buf[64], **all = n <= 64 ? buf : malloc((size_t)n * sizeof *all);
+  if (!all) return x;
+  bool same = true;
+  for (int i = 0; i < n; i++) {
+    all[i] = nx__dsub(s, x->beg[i]); /* beg and dims are contiguous */
+    same = same && all[i] == x->beg[i];
+  }
+  const nx_row *y = same ? x : nx__row_new(s, all, x->nbeg, all + x->nbeg, x->ndims, x->var);
+  if (all != buf) free(all);
+  return y ? y : x;
+}
+
+bool nx__dim_equal(const nx_dim *a, const nx_dim *b) {
+  if (a == b) return true;
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+  case NX__D_SOLVED: return a->d == b->d && !strcmp(a->basis, b->basis);
+  case NX__D_VAR: return a->var == b->var;
+  case NX__D_AFFINE:
+    return a->stride == b->stride && a->offset == b->offset && nx__dim_equal(a->over, b->over) &&
+           (a->kernel == b->kernel || (a->kernel && b->kernel && nx__dim_equal(a->kernel, b->kernel)));
+  case NX__D_CONCAT:
+    if (a->nparts != b->nparts) return false;
+    for (int i = 0; i < a->nparts; i++)
+      if (!nx__dim_equal(a->parts[i], b->parts[i])) return false;
+    return true;
+  }
+  return false;
+}
+
+bool nx__dim_has_var(const nx_dim *d, int v) {
+  switch (d->kind) {
+  case NX__D_VAR: return d->var == v;
+  case NX__D_AFFINE: return nx__dim_has_var(d->over, v) || (d->kernel && nx__dim_has_var(d->kernel, v));
+  case NX__D_CONCAT:
+    for (int i = 0; i < d->nparts; i++)
+      if (nx__dim_has_var(d->parts[i], v)) return true;
+  }
+  return false;
+}
+
+/* Appends to buf at *len, never past cap; *len keeps the full length. */
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, const char *a, long long x) {
+  char tmp[256];
+  int n = a ? snprintf(tmp, sizeof tmp, fmt, a, x) : snprintf(tmp, sizeof tmp, fmt, x);
+  if (n < 0) return;
+  if (*len < cap) snprintf(buf + *len, cap - *len, "%s", tmp);
+  *len += (size_t)n;
+}
+
+static void dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
+  switch (d->kind) {
+  case NX__D_SOLVED:
+    if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST))
+      put(buf, cap, len, "%lld", NULL, (long long)d->d);
+    else put(buf, cap, len, "%s=%lld", d->basis, (long long)d->d);
+    return;
+  case NX__D_VAR:
+    if (s->vars[d->var].name) {
+      char tmp[200];
+      snprintf(tmp, sizeof tmp, "$%d:%s", d->var, s->vars[d->var].name);
+      put(buf, cap, len, "%s", tmp, 0);
+    }
+    else put(buf, cap, len, "$%lld", NULL, d->var);
+    return;
+  case NX__D_AFFINE:
+    if (d->kernel) put(buf, cap, len, "conv(%lld*", NULL, (long long)d->stride);
+    else if (d->stride != 1) put(buf, cap, len, "%lld*", NULL, (long long)d->stride);
+    dim_put(s, d->over, buf, cap, len);
+    if (d->offset) put(buf, cap, len, "+%lld", NULL, (long long)d->offset);
+    if (d->kernel) {
+      put(buf, cap, len, "%s", ",", 0);
+      dim_put(s, d->kernel, buf, cap, len);
+      put(buf, cap, len, "%s", ")", 0);
+    }
+    return;
+  case NX__D_CONCAT:
+    put(buf, cap, len, "%s", "(", 0);
+    for (int i = 0; i < d->nparts; i++) {
+      if (i) put(buf, cap, len, "%s", "^", 0);
+      dim_put(s, d->parts[i], buf, cap, len);
+    }
+    put(buf, cap, len, "%s", ")", 0);
+  }
+}
+
+int nx__dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap) {
+  size_t len = 0;
+  if (cap) buf[0] = 0;
+  dim_put(s, d, buf, cap, &len);
+  return (int)len;
+}
+
+int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
+  size_t len = 0;
+  if (cap) buf[0] = 0;
+  bool first = true;
+  for (int i = 0; i < r->nbeg; i++, first = false) {
+    if (!first) put(buf, cap, &len, "%s", ",", 0);
+    dim_put(s, r->beg[i], buf, cap, &len);
+  }
+  if (r->var) {
+    if (!first) put(buf, cap, &len, "%s", ",", 0);
+    if (s->vars[r->var].name) put(buf, cap, &len, "..%s..", s->vars[r->var].name, 0);
+    else put(buf, cap, &len, "..$%lld..", NULL, r->var);
+    first = false;
+  }
+  for (int i = 0; i < r->ndims; i++, first = false) {
+    if (!first) put(buf, cap, &len, "%s", ",", 0);
+    dim_put(s, r->dims[i], buf, cap, &len);
+  }
+  if (first) put(buf, cap, &len, "%s", "()", 0);
+  return (int)len;
+}

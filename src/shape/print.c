@@ -1,0 +1,53 @@
+/* Printing shapes as OCANNL's to_string_hum: rows as their dims joined by
+   commas, combined as batch|input->output, with the chosen style. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tensor_internal.h"
+
+typedef struct {
+  char *buf;
+  size_t cap, len;
+} out_t;
+
+static void emit(out_t *o, const char *str) {
+  size_t n = strlen(str);
+  if (o->len < o->cap) snprintf(o->buf + o->len, o->cap - o->len, "%s", str);
+  o->len += n;
+}
+
+static void print_row(nx_shape_session *s, const nx_row *r, enum nx_style style, int first_axis, out_t *o) {
+  for (int i = 0; i < r->nbeg + r->ndims; i++) {
+    const nx_dim *d = r->beg[i];
+    char tmp[300], dim[256];
+    if (style == NX_STYLE_ONLY_BASES)
+      snprintf(dim, sizeof dim, "%s", d->kind == NX__D_SOLVED ? d->basis : "?");
+    else nx__dim_print(s, d, dim, sizeof dim);
+    if (style == NX_STYLE_AXIS_NUMBER_AND_SIZE) snprintf(tmp, sizeof tmp, "%s%d:%s", i ? "," : "", first_axis + i, dim);
+    else snprintf(tmp, sizeof tmp, "%s%s", i ? "," : "", dim);
+    emit(o, tmp);
+  }
+}
+
+int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_style style, char *buf, size_t cap) {
+  if (!s || !t || (!buf && cap)) return nx__fail(NX_EINVAL, "nx_tensor_to_string: NULL argument");
+  if (style < NX_STYLE_SIZE || style > NX_STYLE_PROJECTION_AND_SIZE)
+    return nx__fail(NX_EINVAL, "nx_tensor_to_string: unknown style %d", (int)style);
+  const nx_row *b = nx__rsub_full(s, t->rows[NX_BATCH]), *in = nx__rsub_full(s, t->rows[NX_INPUT]),
+               *ou = nx__rsub_full(s, t->rows[NX_OUTPUT]);
+  int nb = b->nbeg + b->ndims, ni = in->nbeg + in->ndims, no = ou->nbeg + ou->ndims;
+  out_t o = {buf, cap, 0};
+  if (cap) buf[0] = 0;
+  if (nb) {
+    print_row(s, b, style, 0, &o);
+    emit(&o, "|");
+  }
+  if (ni) {
+    print_row(s, in, style, nb + no, &o);
+    emit(&o, "->");
+  }
+  print_row(s, ou, style, nb, &o);
+  if (o.len >= cap)
+    return nx__fail(NX_EINVAL, "nx_tensor_to_string: %s: %zu characters do not fit in %zu", t->label, o.len, cap);
+  return (int)o.len;
+}

@@ -1,0 +1,223 @@
+/* Row constraints: unification of rows (flat equality, with the
+   placement guard of OCANNL's unify_row) and the broadcasting inequality
+   res <= opnd (outer-aligned flanks, the deficit template, caps stored as
+   lower bounds, variable-variable adjacency with rank edges). */
+#include <string.h>
+
+#include "internal.h"
+
+static int push_dim(nx_shape_session *s, int kind, const nx_dim *a, const nx_dim *b, const nx__origin *o) {
+  nx__cons c = {.kind = kind, .d1 = a, .d2 = b, .o = o};
+  return nx__push(s, &s->queue, &c);
+}
+
+static int push_row(nx_shape_session *s, int kind, const nx_row *a, const nx_row *b, const nx__origin *o) {
+  nx__cons c = {.kind = kind, .r1 = a, .r2 = b, .o = o};
+  return nx__push(s, &s->queue, &c);
+}
+
+static const nx_row *empty_row(nx_shape_session *s) { return nx__row_new(s, NULL, 0, NULL, 0, 0); }
+
+int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
+  if (!val) return NX_ENOMEM;
+  nx__var *e = &s->vars[v];
+  e->rval = val;
+  s->nbinds++;
+  int rc = nx__rank_union(s, v, val);
+  e = &s->vars[v];
+  for (int i = 0; i < e->lower.n && !rc; i++) {
+    nx__lbound *lb = e->lower.p[i];
+    if (!lb->alive) continue;
+    lb->alive = false;
+    rc = push_row(s, NX__C_ROW_INEQ, lb->row, val, nx__origin_join(s, lb->o, o));
+  }
+  for (int i = 0; i < e->res.n && !rc; i++) rc = push_row(s, NX__C_ROW_INEQ, nx__row_of_var(s, e->res.p[i]), val, o);
+  for (int i = 0; i < e->opnd.n && !rc; i++)
+    rc = push_row(s, NX__C_ROW_INEQ, val, nx__row_of_var(s, e->opnd.p[i]), o);
+  for (int i = 0; i < e->watch.n && !rc; i++) {
+    nx__lbound *lb = e->watch.p[i];
+    if (!lb->alive) continue;
+    lb->alive = false;
+    rc = push_row(s, NX__C_ROW_INEQ, lb->row, nx__row_of_var(s, lb->owner), lb->o);
+  }
+  if (val->var) {
+    nx__var *w = &s->vars[val->var];
+    w->is_param |= e->is_param;
+    w->safe_to_guess |= e->safe_to_guess;
+    w->in_pointwise |= e->in_pointwise;
+    w->in_spec |= e->in_spec;
+    w->hidden_param |= e->hidden_param;
+  }
+  return rc;
+}
+
+/* The flat dims of r (beg then dims, contiguous in memory). */
+static const nx_dim *const *flat(const nx_row *r) { return r->beg; }
+
+int nx__solve_row_eq(nx_shape_session *s, const nx__cons *c, int stage) {
+  const nx_row *a = nx__rsub(s, c->r1), *b = nx__rsub(s, c->r2);
+  const nx__origin *o = c->o;
+  int rc = 0, na = a->nbeg + a->ndims, nb = b->nbeg + b->ndims;
+  if (!a->var && !b->var) {
+    if (na != nb) return nx__error(s, o, "Mismatching number of axes (%d vs %d)", na, nb);
+    for (int i = 0; i < na && !rc; i++) rc = push_dim(s, NX__C_DIM_EQ, flat(a)[i], flat(b)[i], o);
+    return rc;
+  }
+  if (a->var && a->var == b->var) {
+    if (na != nb) return nx__error(s, o, "Infinite number of axes by self-reference");
+    if (a->nbeg == b->nbeg) {
+      for (int i = 0; i < na && !rc; i++) rc = push_dim(s, NX__C_DIM_EQ, flat(a)[i], flat(b)[i], o);
+      return rc;
+    }
+    if (stage < 6) return NX__DEFER;
+    rc = nx__bind_row(s, a->var, empty_row(s), o);
+    return rc ? rc : push_row(s, NX__C_ROW_EQ, c->r1, c->r2, o);
+  }
+  if (!a->var) {
+    const nx_row *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->ndims > b->ndims || (a->ndims == b->ndims && a->nbeg > b->nbeg)) {
+    if (!b->var) return nx__error(s, o, "Number of axes mismatch");
+    const nx_row *t = a;
+    a = b;
+    b = t;
+  }
+  int la = a->nbeg, ra = a->ndims, lb = b->nbeg, rb = b->ndims;
+  nb = lb + rb;
+  if (!b->var) {
+    if (la + ra > nb) return nx__error(s, o, "Number of axes mismatch");
+    const nx_dim *const *F = flat(b);
+    for (int i = 0; i < la && !rc; i++) rc = push_dim(s, NX__C_DIM_EQ, a->beg[i], F[i], o);
+    for (int j = 0; j < ra && !rc; j++) rc = push_dim(s, NX__C_DIM_EQ, a->dims[j], F[nb - ra + j], o);
+    if (rc) return rc;
+    int lo = la, hi = nb - ra, split = lb < lo ? lo : lb > hi ? hi : lb;
+    return nx__bind_row(s, a->var, nx__row_new(s, F + lo, split - lo, F + split, hi - split, 0), o);
+  }
+  for (int j = 0; j < ra && !rc; j++) rc = push_dim(s, NX__C_DIM_EQ, a->dims[ra - 1 - j], b->dims[rb - 1 - j], o);
+  if (rc) return rc;
+  if (la <= lb) {
+    for (int i = 0; i < la && !rc; i++) rc = push_dim(s, NX__C_DIM_EQ, a->beg[i], b->beg[i], o);
+    if (rc) return rc;
+    return nx__bind_row(s, a->var, nx__row_new(s, b->beg + la, lb - la, b->dims, rb - ra, b->var), o);
+  }
+  /* Both flanks in surplus on opposite sides: the word equation has
+     solutions outside the principal family, so wait; from stage 6 the
+     shorter-flanked side closes empty (the least-material disjunct). */
+  if (stage < 6) return NX__DEFER;
+  rc = nx__bind_row(s, b->var, empty_row(s), o);
+  return rc ? rc : push_row(s, NX__C_ROW_EQ, c->r1, c->r2, o);
+}
+
+static int add_lower(nx_shape_session *s, int w, const nx_row *L, const nx__origin *o);
+
+/* res <= opnd for the outer-aligned overlap of the flanks. */
+static int flank_ineqs(nx_shape_session *s, const nx_row *R, const nx_row *O, const nx__origin *o) {
+  int rc = 0;
+  for (int i = 0; i < O->nbeg && i < R->nbeg && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, R->beg[i], O->beg[i], o);
+  for (int j = 0; j < O->ndims && j < R->ndims && !rc; j++)
+    rc = push_dim(s, NX__C_DIM_INEQ, R->dims[R->ndims - 1 - j], O->dims[O->ndims - 1 - j], o);
+  return rc;
+}
+
+/* A closed result against an operand: flat alignment from both outer edges;
+   positions broadcasting inserts are free. */
+static int closed_res(nx_shape_session *s, const nx_row *R, const nx_row *O, const nx__origin *o) {
+  int n = R->nbeg + R->ndims, rc = 0;
+  const nx_dim *const *F = flat(R);
+  if (O->nbeg + O->ndims > n) return nx__error(s, o, "Too many axes in an operand; maybe using * instead of *.?");
+  for (int i = 0; i < O->nbeg && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, F[i], O->beg[i], o);
+  for (int j = 0; j < O->ndims && !rc; j++) rc = push_dim(s, NX__C_DIM_INEQ, F[n - 1 - j], O->dims[O->ndims - 1 - j], o);
+  if (rc || !O->var) return rc;
+  int lo = O->nbeg, hi = n - O->ndims, split = R->nbeg < lo ? lo : R->nbeg > hi ? hi : R->nbeg;
+  return add_lower(s, O->var, nx__row_new(s, F + lo, split - lo, F + split, hi - split, 0), o);
+}
+
+int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage) {
+  const nx_row *R = nx__rsub(s, c->r1), *O = nx__rsub(s, c->r2);
+  const nx__origin *o = c->o;
+  int rc = 0;
+  if (stage >= 6 && (R->var || O->var)) {
+    rc = nx__bind_row(s, R->var ? R->var : O->var, empty_row(s), o);
+    return rc ? rc : push_row(s, NX__C_ROW_INEQ, c->r1, c->r2, o);
+  }
+  if (!R->var) return closed_res(s, R, O, o);
+  int nR = R->nbeg + R->ndims, nO = O->nbeg + O->ndims;
+  if (R->var == O->var) {
+    if (nR == nO && R->nbeg == O->nbeg) return flank_ineqs(s, R, O, o);
+    return NX__DEFER;
+  }
+  int kb = O->nbeg > R->nbeg ? O->nbeg - R->nbeg : 0, kd = O->ndims > R->ndims ? O->ndims - R->ndims : 0;
+  if (kb || kd) { /* deficit: the result grows by a template */
+    if (O->var && nO - nR >= 0 && (rc = nx__rank_edge(s, R->var, O->var, nO - nR, o))) return rc;
+    int tau = nx__shape_new_var(s, true, NULL);
+    if (tau < 0) return tau;
+    s->vars[tau].safe_to_guess = true;
+    const nx_dim *fresh[kb + kd + 1];
+    for (int i = 0; i < kb + kd; i++) {
+      int v = nx__shape_new_var(s, false, NULL);
+      if (v < 0 || !(fresh[i] = nx__dim_var(s, v))) return NX_ENOMEM;
+    }
+    rc = nx__bind_row(s, R->var, nx__row_new(s, fresh, kb, fresh + kb, kd, tau), o);
+    return rc ? rc : push_row(s, NX__C_ROW_INEQ, c->r1, c->r2, o);
+  }
+  if ((rc = flank_ineqs(s, R, O, o))) return rc;
+  if (!O->var) return 0;
+  const nx_row *L = nx__row_new(s, R->beg + O->nbeg, R->nbeg - O->nbeg, R->dims, R->ndims - O->ndims, R->var);
+  if (!L) return NX_ENOMEM;
+  if (L->nbeg || L->ndims) return add_lower(s, O->var, L, o);
+  int v = R->var, w = O->var;
+  if ((rc = nx__rank_edge(s, v, w, 0, o))) return rc;
+  nx__var *a = &s->vars[v];
+  if (nx__ivec_has(&a->res, w)) return push_row(s, NX__C_ROW_EQ, nx__row_of_var(s, v), nx__row_of_var(s, w), o);
+  if (!nx__ivec_has(&a->opnd, w) && (nx__ivec_push(&s->vars[v].opnd, w) || nx__ivec_push(&s->vars[w].res, v)))
+    return NX_ENOMEM;
+  return 0;
+}
+
+/* The join of w's live lower bounds: the shorter flank on each side, and
+   position by position equal dims or the broadcast top; NULL if none. */
+const nx_row *nx__row_glb(nx_shape_session *s, int w);
+const nx_row *nx__row_glb(nx_shape_session *s, int w) {
+  nx__var *e = &s->vars[w];
+  const nx_row *g = NULL;
+  for (int i = 0; i < e->lower.n; i++) {
+    nx__lbound *lb = e->lower.p[i];
+    if (!lb->alive) continue;
+    const nx_row *r = nx__rsub_full(s, lb->row);
+    if (!g) {
+      g = r;
+      continue;
+    }
+    int nb = g->nbeg < r->nbeg ? g->nbeg : r->nbeg, nd = g->ndims < r->ndims ? g->ndims : r->ndims;
+    const nx_dim *d[nb + nd + 1];
+    for (int k = 0; k < nb; k++) d[k] = nx__dim_equal(g->beg[k], r->beg[k]) ? g->beg[k] : s->top;
+    for (int k = 0; k < nd; k++) {
+      const nx_dim *x = g->dims[g->ndims - nd + k], *y = r->dims[r->ndims - nd + k];
+      d[nb + k] = nx__dim_equal(x, y) ? x : s->top;
+    }
+    g = nx__row_new(s, d, nb, d + nb, nd, g->var ? g->var : r->var);
+    if (!g) return NULL;
+  }
+  return g;
+}
+
+static int add_lower(nx_shape_session *s, int w, const nx_row *L, const nx__origin *o) {
+  if (!L) return NX_ENOMEM;
+  nx__lbound *lb = nx__shape_alloc(s, sizeof *lb);
+  if (!lb) return NX_ENOMEM;
+  lb->row = L;
+  lb->owner = w;
+  lb->o = o;
+  lb->alive = true;
+  if (nx__pvec_push(&s->vars[w].lower, lb)) return NX_ENOMEM;
+  if (L->var && nx__pvec_push(&s->vars[L->var].watch, lb)) return NX_ENOMEM;
+  if (L->var) return 0;
+  const nx_row *g = nx__row_glb(s, w);
+  if (g && !g->var && g->nbeg + g->ndims <= 1) {
+    const nx_dim *d = g->nbeg + g->ndims ? nx__dsub(s, g->beg[0]) : NULL;
+    if (!d || (d->kind == NX__D_SOLVED && d->d == 1)) return nx__bind_row(s, w, g, o);
+  }
+  return 0;
+}

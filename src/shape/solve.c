@@ -1,0 +1,290 @@
+/* The solver's core: the work queue, errors with traces, and the dimension
+   constraints (unification with occurs check, broadcasting inequalities
+   through lower bounds). Rows are in row.c, closing in close.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *kind_name(int k) { return k == NX_BATCH ? "batch" : k == NX_INPUT ? "input" : "output"; }
+
+const nx__origin *nx__origin_make(nx_shape_session *s, const nx_shape_origin *o) {
+  if (!o) return NULL;
+  nx__origin *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return NULL;
+  x->operation = nx__shape_strdup(s, o->operation);
+  x->lhs_name = nx__shape_strdup(s, o->lhs_name ? o->lhs_name : "?");
+  x->rhs_name = nx__shape_strdup(s, o->rhs_name ? o->rhs_name : "?");
+  x->lhs_kind = o->lhs_kind;
+  x->rhs_kind = o->rhs_kind;
+  return x;
+}
+
+const nx__origin *nx__origin_join(nx_shape_session *s, const nx__origin *a, const nx__origin *b) {
+  if (!a || a == b) return b;
+  if (!b) return a;
+  nx__origin *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return a;
+  x->a = a;
+  x->b = b;
+  return x;
+}
+
+/* Collects up to `max` distinct leaf origins, most recent first. */
+static void leaves(const nx__origin *o, const nx__origin **out, int *n, int max, int depth) {
+  if (!o || *n >= max || depth > 40) return;
+  if (o->a) {
+    leaves(o->b, out, n, max, depth + 1);
+    leaves(o->a, out, n, max, depth + 1);
+    return;
+  }
+  for (int i = 0; i < *n; i++)
+    if (out[i] == o) return;
+  out[(*n)++] = o;
+}
+
+int nx__error(nx_shape_session *s, const nx__origin *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(s->err, sizeof s->err, fmt, ap);
+  va_end(ap);
+  const nx__origin *ls[6];
+  int n = 0;
+  leaves(o, ls, &n, 6, 0);
+  for (int i = 0; i < n && len >= 0 && (size_t)len < sizeof s->err; i++) {
+    const nx__origin *x = ls[i];
+    len += snprintf(s->err + len, sizeof s->err - (size_t)len, "%s%s (%s %s <= %s %s)", i ? "; " : "; trace: ",
+                    x->operation ? x->operation : "constraint", x->lhs_name, kind_name(x->lhs_kind), x->rhs_name,
+                    kind_name(x->rhs_kind));
+  }
+  return NX_EINVAL;
+}
+
+int nx__push(nx_shape_session *s, nx__pvec *where, const nx__cons *c) {
+  nx__cons *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return NX_ENOMEM;
+  *x = *c;
+  return nx__pvec_push(where, x) ? NX_ENOMEM : 0;
+}
+
+static int push_dim(nx_shape_session *s, int kind, const nx_dim *a, const nx_dim *b, const nx__origin *o) {
+  nx__cons c = {.kind = kind, .d1 = a, .d2 = b, .o = o};
+  return nx__push(s, &s->queue, &c);
+}
+
+static int describe(nx_shape_session *s, const nx_dim *a, const nx_dim *b, char *buf, size_t cap) {
+  char x[128], y[128];
+  nx__dim_print(s, a, x, sizeof x);
+  nx__dim_print(s, b, y, sizeof y);
+  return snprintf(buf, cap, "%s_%s vs %s_%s", x, a->kind == NX__D_SOLVED ? a->basis : "var", y,
+                  b->kind == NX__D_SOLVED ? b->basis : "var");
+}
+
+/* v := val: the bounds stored on v are re-emitted against val. */
+static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__origin *o) {
+  nx__var *e = &s->vars[v];
+  e->dval = val;
+  s->nbinds++;
+  int rc = 0;
+  for (int i = 0; i < e->res.n && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, nx__dim_var(s, e->res.p[i]), val, o);
+  for (int i = 0; i < e->opnd.n && !rc; i++)
+    rc = push_dim(s, NX__C_DIM_INEQ, val, nx__dim_var(s, e->opnd.p[i]), o);
+  if (!rc && e->glb) rc = push_dim(s, NX__C_DIM_INEQ, e->glb, val, nx__origin_join(s, e->glb_o, o));
+  if (!rc && e->at_least) {
+    nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = val, .n = e->at_least, .o = o};
+    rc = nx__push(s, &s->queue, &c);
+  }
+  if (val->kind == NX__D_VAR) {
+    nx__var *w = &s->vars[val->var];
+    w->is_param |= e->is_param;
+  }
+  return rc;
+}
+
+static int affine_from_size(nx_shape_session *s, const nx_dim *a, int64_t d, const nx__origin *o, int64_t *over) {
+  const nx_dim *k = a->kernel ? nx__dsub(s, a->kernel) : NULL;
+  if (k && k->kind != NX__D_SOLVED && !a->use_padding) return NX__DEFER;
+  int64_t base = (!a->kernel || a->use_padding) ? d : d - 1 - (k->d - 1) * a->dilation;
+  if (base < 0 || base % a->stride)
+    return nx__error(s, o, "incompatible stride: %lld does not divide %lld", (long long)a->stride, (long long)base);
+  *over = base / a->stride + ((!a->kernel || a->use_padding) ? 0 : 1);
+  return 0;
+}
+
+int nx__unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const nx__origin *o) {
+  const nx_dim *a = nx__dsub(s, a0), *b = nx__dsub(s, b0);
+  char buf[300];
+  if (a->kind == NX__D_SOLVED && b->kind == NX__D_SOLVED) {
+    if (strcmp(a->basis, b->basis)) {
+      describe(s, a, b, buf, sizeof buf);
+      return nx__error(s, o, "solved dimensions for axis: different bases (%s)", buf);
+    }
+    if (a->d != b->d) {
+      describe(s, a, b, buf, sizeof buf);
+      return nx__error(s, o, "solved dimensions for axis: mismatch (%s)", buf);
+    }
+    return 0;
+  }
+  if (b->kind == NX__D_VAR && a->kind != NX__D_VAR) {
+    const nx_dim *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind == NX__D_VAR) {
+    if (b->kind == NX__D_VAR && b->var == a->var) return 0;
+    if (nx__dim_has_var(b, a->var)) {
+      nx__dim_print(s, b, buf, sizeof buf);
+      return nx__error(s, o, "occurs check failed: $%d occurs in %s", a->var, buf);
+    }
+    return bind_dim(s, a->var, b, o);
+  }
+  if (b->kind == NX__D_AFFINE && a->kind != NX__D_AFFINE) {
+    const nx_dim *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind == NX__D_AFFINE) {
+    if (b->kind == NX__D_SOLVED) {
+      int64_t over = 0;
+      int rc = affine_from_size(s, a, b->d, o, &over);
+      if (rc) return rc;
+      return nx__unify_dim(s, a->over, nx__dim_solved(s, over, NX_BASIS_DEFAULT), o);
+    }
+    if (b->kind == NX__D_AFFINE && a->stride == b->stride && !a->kernel && !b->kernel)
+      return nx__unify_dim(s, a->over, b->over, o);
+    return NX__DEFER;
+  }
+  /* Concatenations: a single unknown part takes the remainder. */
+  const nx_dim *c = a->kind == NX__D_CONCAT ? a : b, *other = c == a ? b : a;
+  if (other->kind != NX__D_SOLVED) return NX__DEFER;
+  int64_t sum = 0;
+  int unknown = -1, nunknown = 0;
+  for (int i = 0; i < c->nparts; i++) {
+    if (c->parts[i]->kind == NX__D_SOLVED) sum += c->parts[i]->d;
+    else unknown = i, nunknown++;
+  }
+  if (nunknown == 0 && sum != other->d)
+    return nx__error(s, o, "solved dimensions for axis: mismatch (concatenation of %lld vs %lld)", (long long)sum,
+                     (long long)other->d);
+  if (nunknown == 1) {
+    if (sum > other->d)
+      return nx__error(s, o, "solved dimensions for axis: mismatch (concatenation exceeds %lld)", (long long)other->d);
+    return nx__unify_dim(s, c->parts[unknown], nx__dim_solved(s, other->d - sum, NX_BASIS_DEFAULT), o);
+  }
+  return NX__DEFER;
+}
+
+static bool unique_pair(nx_shape_session *s, int v, int w) {
+  nx__var *a = &s->vars[v], *b = &s->vars[w];
+  for (int i = 0; i < a->opnd.n; i++) {
+    const nx_dim *x = nx__dsub(s, nx__dim_var(s, a->opnd.p[i]));
+    if (!(x->kind == NX__D_VAR && x->var == w)) return false;
+  }
+  for (int i = 0; i < b->res.n; i++) {
+    const nx_dim *x = nx__dsub(s, nx__dim_var(s, b->res.p[i]));
+    if (!(x->kind == NX__D_VAR && x->var == v)) return false;
+  }
+  return true;
+}
+
+static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim *opnd0, const nx__origin *o,
+                          int stage) {
+  const nx_dim *r = nx__dsub(s, res0), *p = nx__dsub(s, opnd0);
+  char buf[300];
+  if (nx__dim_equal(r, p) || nx__is_top(p)) return 0;
+  if (res0->kind == NX__D_VAR && p->kind == NX__D_SOLVED) return nx__unify_dim(s, res0, p, o);
+  if (nx__is_top(r)) return nx__unify_dim(s, p, r, o);
+  if (r->kind == NX__D_SOLVED && p->kind == NX__D_SOLVED) {
+    describe(s, r, p, buf, sizeof buf);
+    if (strcmp(r->basis, p->basis)) return nx__error(s, o, "dimension comparison for axis: different bases (%s)", buf);
+    return nx__error(s, o, "dimension comparison for axis: mismatch (%s)", buf);
+  }
+  if (r->kind == NX__D_AFFINE || p->kind == NX__D_AFFINE) return nx__unify_dim(s, r, p, o);
+  if (r->kind == NX__D_VAR && p->kind == NX__D_VAR) {
+    int v = r->var, w = p->var;
+    nx__var *a = &s->vars[v], *b = &s->vars[w];
+    if (nx__ivec_has(&a->res, w) || (stage >= 2 && unique_pair(s, v, w))) return nx__unify_dim(s, r, p, o);
+    if (!nx__ivec_has(&a->opnd, w) && (nx__ivec_push(&a->opnd, w) || nx__ivec_push(&s->vars[w].res, v)))
+      return NX_ENOMEM;
+    (void)b;
+    a = &s->vars[v];
+    if (a->glb) return push_dim(s, NX__C_DIM_INEQ, a->glb, p, nx__origin_join(s, a->glb_o, o));
+    return 0;
+  }
+  if (p->kind == NX__D_VAR) { /* a ground (or concatenated) lower bound: a cap */
+    nx__var *e = &s->vars[p->var];
+    if (!e->glb) {
+      e->glb = r;
+      e->glb_o = o;
+      int rc = 0;
+      for (int i = 0; i < e->opnd.n && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, r, nx__dim_var(s, e->opnd.p[i]), o);
+      return rc;
+    }
+    if (nx__dim_equal(e->glb, r)) return 0;
+    if (r->kind == NX__D_CONCAT || e->glb->kind == NX__D_CONCAT) return nx__unify_dim(s, r, p, o);
+    const nx__origin *jo = nx__origin_join(s, e->glb_o, o);
+    e->glb = s->top;
+    e->glb_o = jo;
+    return nx__unify_dim(s, p, s->top, jo); /* distinct atoms join to the top */
+  }
+  if (r->kind == NX__D_VAR) return nx__unify_dim(s, r, p, o);
+  if (r->kind == NX__D_CONCAT || p->kind == NX__D_CONCAT) return nx__unify_dim(s, r, p, o);
+  describe(s, r, p, buf, sizeof buf);
+  return nx__error(s, o, "dimension comparison for axis: mismatch (%s)", buf);
+}
+
+static int at_least(nx_shape_session *s, const nx__cons *c) {
+  const nx_dim *d = nx__dsub(s, c->d1);
+  if (d->kind == NX__D_VAR) {
+    nx__var *e = &s->vars[d->var];
+    if (c->n > e->at_least) e->at_least = c->n;
+    return 0;
+  }
+  if (d->kind == NX__D_SOLVED && d->d < c->n && !nx__is_top(d))
+    return nx__error(s, c->o, "dereferenced at dimension %lld, higher than use site (size %lld)", (long long)c->n,
+                     (long long)d->d);
+  return 0;
+}
+
+static int step(nx_shape_session *s, const nx__cons *c, int stage) {
+  switch (c->kind) {
+  case NX__C_DIM_EQ: return nx__unify_dim(s, c->d1, c->d2, c->o);
+  case NX__C_DIM_INEQ: return solve_dim_ineq(s, c->d1, c->d2, c->o, stage);
+  case NX__C_ROW_EQ: return nx__solve_row_eq(s, c, stage);
+  case NX__C_ROW_INEQ: return nx__solve_row_ineq(s, c, stage);
+  case NX__C_AT_LEAST: return at_least(s, c);
+  case NX__C_TOTAL:
+  case NX__C_EXACT: return nx__solve_rows_constr(s, c, stage);
+  default: return nx__close_mark(s, c, stage);
+  }
+}
+
+int nx__run(nx_shape_session *s, int stage) {
+  for (int i = 0; i < s->pending.n; i++)
+    if (nx__pvec_push(&s->queue, s->pending.p[i])) return NX_ENOMEM;
+  s->pending.n = 0;
+  int64_t last = -1;
+  for (;;) {
+    while (s->qhead < s->queue.n) {
+      nx__cons *c = s->queue.p[s->qhead++];
+      s->nprocessed++;
+      int rc = step(s, c, stage);
+      if (rc < 0) {
+        s->queue.n = s->qhead = 0;
+        return rc;
+      }
+      if ((rc == NX__DEFER && nx__pvec_push(&s->deferred, c)) || (rc == NX__KEEP && nx__pvec_push(&s->marks, c))) {
+        s->queue.n = s->qhead = 0;
+        return NX_ENOMEM;
+      }
+    }
+    s->queue.n = s->qhead = 0;
+    if (!s->deferred.n || s->nbinds == last) break;
+    last = s->nbinds;
+    nx__pvec t = s->queue;
+    s->queue = s->deferred;
+    s->deferred = t;
+  }
+  return 0;
+}

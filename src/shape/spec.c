@@ -1,0 +1,300 @@
+/* The einsum/permute spec parser, in OCANNL's syntax:
+     spec    := operand (';' operand)* '=>' shape
+     shape   := [row '|'] [row '->'] row     (batch | input -> output)
+     row     := axis*  with at most one row variable ('...' or '..name..')
+     axis    := atom ('^' atom)*              (concatenation)
+     atom    := label | digits (fixed index) | '_' | [n '*'] label ['+' k]
+   Without a comma anywhere, every letter is an axis of its own; with one,
+   axes are comma-separated identifiers. Spaces are ignored. A kind that is
+   not written is a closed empty row. Errors name the byte position. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tensor_internal.h"
+
+typedef struct {
+  nx_shape_session *s;
+  const char *spec;
+  const char *p, *end; /* the current slot */
+  bool commas;
+  nx__spec_env *env;
+  int kind;
+} parser;
+
+static int fail(parser *q, const char *p, const char *what) {
+  return nx__error(q->s, NULL, "Invalid einsum spec at position %d: %s: %s", (int)(p - q->spec), what, q->spec);
+}
+
+static void skip(parser *q) {
+  while (q->p < q->end && isspace((unsigned char)*q->p)) q->p++;
+}
+
+static int env_grow(void ***p, int n, int *cap, nx_shape_session *s, size_t elem) {
+  if (n < *cap) return 0;
+  int nc = *cap ? *cap * 2 : 8;
+  void **x = nx__shape_alloc(s, (size_t)nc * elem);
+  if (!x) return NX_ENOMEM;
+  if (n) memcpy(x, *p, (size_t)n * elem);
+  *p = x;
+  *cap = nc;
+  return 0;
+}
+
+static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
+  nx__spec_env *e = q->env;
+  for (int i = 0; i < e->ndims; i++)
+    if (strlen(e->dim_names[i]) == len && !strncmp(e->dim_names[i], name, len)) return e->dims[i];
+  char buf[128];
+  snprintf(buf, sizeof buf, "%.*s", (int)(len < 100 ? len : 100), name);
+  int caps = e->caps_d;
+  if (env_grow((void ***)&e->dim_names, e->ndims, &caps, q->s, sizeof(char *))) return NULL;
+  if (env_grow((void ***)&e->dims, e->ndims, &e->caps_d, q->s, sizeof(nx_dim *))) return NULL;
+  int v = nx__shape_new_var(q->s, false, buf);
+  if (v < 0) return NULL;
+  e->dim_names[e->ndims] = q->s->vars[v].name;
+  e->dims[e->ndims] = nx__dim_var(q->s, v);
+  return e->dims[e->ndims++];
+}
+
+static int label_row(parser *q, const char *name, size_t len) {
+  nx__spec_env *e = q->env;
+  for (int i = 0; i < e->nrows; i++)
+    if (strlen(e->row_names[i]) == len && !strncmp(e->row_names[i], name, len)) return e->rows[i]->var;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%.*s", (int)(len < 100 ? len : 100), name);
+  int caps = e->caps_r;
+  if (env_grow((void ***)&e->row_names, e->nrows, &caps, q->s, sizeof(char *))) return NX_ENOMEM;
+  if (env_grow((void ***)&e->rows, e->nrows, &e->caps_r, q->s, sizeof(nx_row *))) return NX_ENOMEM;
+  int v = nx__shape_new_var(q->s, true, buf);
+  if (v < 0) return v;
+  q->s->vars[v].in_spec = true;
+  e->row_names[e->nrows] = q->s->vars[v].name;
+  e->rows[e->nrows++] = nx__row_of_var(q->s, v);
+  return v;
+}
+
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '\''; }
+
+static int number(parser *q, int64_t *out) {
+  int64_t x = 0;
+  const char *st = q->p;
+  while (q->p < q->end && isdigit((unsigned char)*q->p)) {
+    if (x > (INT64_MAX - 9) / 10) return fail(q, st, "number too large");
+    x = x * 10 + (*q->p++ - '0');
+    if (!q->commas) break; /* one digit per axis without commas */
+  }
+  *out = x;
+  return 0;
+}
+
+static int fresh_fixed(parser *q, int64_t i, const nx_dim **out) {
+  int v = nx__shape_new_var(q->s, false, NULL);
+  if (v < 0) return v;
+  *out = nx__dim_var(q->s, v);
+  nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = *out, .n = i + 1};
+  return nx__push(q->s, &q->s->pending, &c);
+}
+
+static int atom(parser *q, const nx_dim **out) {
+  skip(q);
+  const char *st = q->p;
+  if (q->p >= q->end) return fail(q, st, "expected an axis");
+  char c = *q->p;
+  int64_t n;
+  int rc;
+  if (isdigit((unsigned char)c)) {
+    if ((rc = number(q, &n))) return rc;
+    skip(q);
+    if (q->commas && q->p < q->end && *q->p == '*') { /* stride*label[+offset] */
+      q->p++;
+      skip(q);
+      const char *l = q->p;
+      while (q->p < q->end && ident_char(*q->p) && !(l == q->p && isdigit((unsigned char)*q->p))) q->p++;
+      if (l == q->p) return fail(q, l, "expected a label after '*'");
+      const nx_dim *over = label_dim(q, l, (size_t)(q->p - l));
+      int64_t k = 0;
+      skip(q);
+      if (q->p < q->end && *q->p == '+') {
+        q->p++;
+        skip(q);
+        if (q->p >= q->end || !isdigit((unsigned char)*q->p)) return fail(q, q->p, "expected an offset after '+'");
+        if ((rc = number(q, &k))) return rc;
+      }
+      if (n < 1) return fail(q, st, "stride must be at least 1");
+      *out = over ? nx_dim_affine(q->s, n, over, k) : NULL;
+      return *out ? 0 : NX_ENOMEM;
+    }
+    return fresh_fixed(q, n, out);
+  }
+  if (c == '_' && (!q->commas || q->p + 1 >= q->end || !ident_char(q->p[1]))) {
+    q->p++;
+    int v = nx__shape_new_var(q->s, false, NULL);
+    if (v < 0) return v;
+    *out = nx__dim_var(q->s, v);
+    return 0;
+  }
+  if (!isalpha((unsigned char)c)) return fail(q, st, "unexpected character");
+  if (q->commas)
+    while (q->p < q->end && ident_char(*q->p)) q->p++;
+  else q->p++;
+  const nx_dim *d = label_dim(q, st, (size_t)(q->p - st));
+  if (!d) return NX_ENOMEM;
+  skip(q);
+  if (q->commas && q->p < q->end && *q->p == '+') { /* label+offset */
+    q->p++;
+    skip(q);
+    if (q->p >= q->end || !isdigit((unsigned char)*q->p)) return fail(q, q->p, "expected an offset after '+'");
+    if ((rc = number(q, &n))) return rc;
+    d = nx_dim_affine(q->s, 1, d, n);
+  }
+  *out = d;
+  return d ? 0 : NX_ENOMEM;
+}
+
+static int axis(parser *q, const nx_dim **out) {
+  const nx_dim *parts[64];
+  int n = 0, rc;
+  for (;;) {
+    if (n == 64) return fail(q, q->p, "too many concatenated parts");
+    if ((rc = atom(q, &parts[n++]))) return rc;
+    skip(q);
+    if (q->p < q->end && *q->p == '^') {
+      q->p++;
+      continue;
+    }
+    break;
+  }
+  *out = n == 1 ? parts[0] : nx_dim_concat(q->s, parts, n);
+  return *out ? 0 : NX_ENOMEM;
+}
+
+static const char *kind_names[3] = {"batch", "input", "output"};
+
+static int row(parser *q, const char *b, const char *e, int kind, const nx_row **out) {
+  q->p = b;
+  q->end = e;
+  q->kind = kind;
+  const nx_dim *dims[256];
+  int n = 0, nbeg = -1, var = 0, rc;
+  for (;;) {
+    skip(q);
+    if (q->p >= q->end) break;
+    if (q->commas && n + (var != 0) > 0) {
+      if (*q->p != ',') return fail(q, q->p, "expected ','");
+      q->p++;
+      skip(q);
+      if (q->p >= q->end) return fail(q, q->p, "expected an axis after ','");
+    }
+    if (*q->p == '.') {
+      const char *st = q->p;
+      if (var) return fail(q, st, "a second row variable in one row");
+      if (q->end - q->p >= 3 && !strncmp(q->p, "...", 3)) {
+        q->p += 3;
+        var = label_row(q, kind_names[kind], strlen(kind_names[kind]));
+      } else if (q->end - q->p >= 2 && q->p[1] == '.') {
+        q->p += 2;
+        const char *l = q->p;
+        while (q->p < q->end && ident_char(*q->p)) q->p++;
+        if (l == q->p || q->end - q->p < 2 || strncmp(q->p, "..", 2))
+          return fail(q, st, "expected '..name..' or '...'");
+        var = label_row(q, l, (size_t)(q->p - l));
+        q->p += 2;
+      } else return fail(q, st, "expected '..name..' or '...'");
+      if (var < 0) return var;
+      nbeg = n;
+      continue;
+    }
+    if (n == 256) return fail(q, q->p, "too many axes");
+    if ((rc = axis(q, &dims[n]))) return rc;
+    n++;
+  }
+  if (nbeg < 0) nbeg = 0;
+  *out = var ? nx__row_new(q->s, dims, nbeg, dims + nbeg, n - nbeg, var) : nx__row_new(q->s, NULL, 0, dims, n, 0);
+  return *out ? 0 : NX_ENOMEM;
+}
+
+static const char *find(const char *b, const char *e, const char *pat) {
+  size_t k = strlen(pat);
+  for (const char *p = b; p + k <= e; p++)
+    if (!strncmp(p, pat, k)) return p;
+  return NULL;
+}
+
+static int shape(parser *q, const char *b, const char *e, const nx_row **rows) {
+  const char *bar = find(b, e, "|"), *arrow = find(b, e, "->");
+  if (bar && find(bar + 1, e, "|")) return fail(q, find(bar + 1, e, "|"), "a second '|'");
+  if (arrow && find(arrow + 2, e, "->")) return fail(q, find(arrow + 2, e, "->"), "a second '->'");
+  if (bar && arrow && bar > arrow) return fail(q, bar, "'|' after '->'");
+  const char *ib = bar ? bar + 1 : b, *ob = arrow ? arrow + 2 : ib;
+  int rc;
+  if ((rc = row(q, b, bar ? bar : b, NX_BATCH, &rows[NX_BATCH]))) return rc;
+  if ((rc = row(q, ib, arrow ? arrow : ib, NX_INPUT, &rows[NX_INPUT]))) return rc;
+  return row(q, ob, e, NX_OUTPUT, &rows[NX_OUTPUT]);
+}
+
+int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {
+  parser q = {.s = s, .spec = spec, .env = env, .commas = strchr(spec, ',') != NULL};
+  const char *end = spec + strlen(spec), *arrow = find(spec, end, "=>");
+  if (!arrow) return fail(&q, end, "missing '=>'");
+  if (find(arrow + 2, end, "=>")) return fail(&q, find(arrow + 2, end, "=>"), "a second '=>'");
+  for (const char *p = spec; p < end; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c >= 0x80 || (c < 0x20 && !isspace(c))) return fail(&q, p, "unexpected character");
+  }
+  int n = 0, rc;
+  const char *b = spec;
+  for (;;) {
+    const char *semi = find(b, arrow, ";"), *e = semi ? semi : arrow;
+    if (n == 3) return fail(&q, b, "more than three operands");
+    if ((rc = shape(&q, b, e, out->rows[n]))) return rc;
+    n++;
+    if (!semi) break;
+    b = semi + 1;
+  }
+  if (find(arrow + 2, end, ";")) return fail(&q, find(arrow + 2, end, ";"), "';' in the result");
+  out->noperands = n;
+  return shape(&q, arrow + 2, end, out->rows[3]);
+}
+
+int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
+  const nx_dim *dims[256];
+  int n = 0;
+  const char *p = text;
+  while (*p) {
+    while (isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    if (n == 256) return nx__error(s, NULL, "too many axes in \"%s\"", text);
+    const char *st = p, *eq = NULL;
+    while (*p && *p != ',') {
+      if (*p == '=') eq = p;
+      p++;
+    }
+    const char *num = eq ? eq + 1 : st, *ne = p;
+    while (isspace((unsigned char)*num)) num++;
+    while (ne > num && isspace((unsigned char)ne[-1])) ne--;
+    int64_t d = 0;
+    if (num == ne) return nx__error(s, NULL, "axis list \"%s\": expected a size at position %d", text, (int)(num - text));
+    for (const char *x = num; x < ne; x++) {
+      if (!isdigit((unsigned char)*x) || d > (INT64_MAX - 9) / 10)
+        return nx__error(s, NULL, "axis list \"%s\": bad size at position %d", text, (int)(x - text));
+      d = d * 10 + (*x - '0');
+    }
+    char basis[128] = NX_BASIS_DEFAULT;
+    if (eq) {
+      const char *lb = st, *le = eq;
+      while (isspace((unsigned char)*lb)) lb++;
+      while (le > lb && isspace((unsigned char)le[-1])) le--;
+      if (le == lb || le - lb > 100)
+        return nx__error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
+      snprintf(basis, sizeof basis, "%.*s", (int)(le - lb), lb);
+    }
+    if (!(dims[n++] = nx__dim_solved(s, d, basis))) return NX_ENOMEM;
+    if (*p == ',') {
+      p++;
+      if (!*p) return nx__error(s, NULL, "axis list \"%s\": expected an axis after ','", text);
+    }
+  }
+  *out = nx__row_new(s, NULL, 0, dims, n, 0);
+  return *out ? 0 : NX_ENOMEM;
+}

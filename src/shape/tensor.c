@@ -1,0 +1,305 @@
+/* Symbolic tensors: each operation makes a node with fresh open rows and
+   adds the constraints of shape_inference.md section 2, then solves them at
+   stage 1, so errors surface at the operation that causes them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tensor_internal.h"
+
+int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
+
+static const char *kind_names[3] = {"batch", "input", "output"};
+
+static nx_tensor *node(nx_shape_session *s, const char *label) {
+  nx_tensor *t = nx__shape_alloc(s, sizeof *t);
+  if (!t) return NULL;
+  t->id = ++s->next_tensor_id;
+  char buf[64];
+  if (!label) snprintf(buf, sizeof buf, "#%d", t->id);
+  t->label = nx__shape_strdup(s, label ? label : buf);
+  for (int k = 0; k < 3; k++) {
+    int v = nx__shape_new_var(s, true, NULL);
+    if (v < 0 || !(t->rows[k] = nx__row_of_var(s, v))) return NULL;
+  }
+  if (!t->label || nx__pvec_push(&s->tensors, t)) return NULL;
+  return t;
+}
+
+static nx_tensor *op_node(nx_shape_session *s, const char *op) {
+  char buf[96];
+  snprintf(buf, sizeof buf, "%.60s#%d", op, s->next_tensor_id + 1);
+  return node(s, buf);
+}
+
+static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_tensor *l, int lk, const nx_tensor *r,
+                                int rk) {
+  nx__origin *o = nx__shape_alloc(s, sizeof *o);
+  if (!o) return NULL;
+  o->operation = op;
+  o->lhs_name = l->label;
+  o->rhs_name = r->label;
+  o->lhs_kind = lk;
+  o->rhs_kind = rk;
+  return o;
+}
+
+static int add_row(nx_shape_session *s, int kind, const nx_row *a, const nx_row *b, const nx__origin *o) {
+  nx__cons c = {.kind = kind, .r1 = a, .r2 = b, .o = o};
+  return nx__push(s, &s->pending, &c);
+}
+
+/* res_k <= opnd_k */
+static int ineq(nx_shape_session *s, const char *op, nx_tensor *res, int rk, nx_tensor *opnd, int ok) {
+  return add_row(s, NX__C_ROW_INEQ, res->rows[rk], opnd->rows[ok], origin(s, op, res, rk, opnd, ok));
+}
+
+static int eq(nx_shape_session *s, const char *op, nx_tensor *a, int ak, const nx_row *r, const nx_tensor *b, int bk) {
+  return add_row(s, NX__C_ROW_EQ, a->rows[ak], r, origin(s, op, a, ak, b, bk));
+}
+
+static void mark(nx_shape_session *s, const nx_row *r, bool pointwise) {
+  const nx_row *x = nx__rsub(s, r);
+  if (!x->var) return;
+  if (pointwise) s->vars[x->var].in_pointwise = true;
+  else s->vars[x->var].in_spec = true;
+}
+
+static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tensor **out) {
+  int rc = nx__solve_checked(s, fn, 1);
+  if (rc) return rc;
+  *out = t;
+  return 0;
+}
+
+#define CHECK_ARGS(fn, cond)                                                               \
+  do {                                                                                     \
+    if (!s || !out || !(cond)) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);        \
+    if (s->tainted)                                                                        \
+      return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint); \
+  } while (0)
+
+static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_param, const char *const axes[3],
+                nx_tensor **out, nx_tensor **made) {
+  nx_tensor *t = node(s, label);
+  if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  t->is_param = is_param;
+  for (int k = 0; k < 3; k++) {
+    if (axes[k]) {
+      const nx_row *r;
+      int rc = nx__axes_parse(s, axes[k], &r);
+      if (rc) return nx__fail(rc, "%s: %s %s: %s", fn, t->label, kind_names[k], s->err);
+      t->rows[k] = r;
+    } else if (is_param) {
+      nx__var *e = &s->vars[t->rows[k]->var];
+      e->is_param = e->hidden_param = true;
+    }
+    nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param,
+                  .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
+    if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  }
+  *made = t;
+  (void)out;
+  return 0;
+}
+
+int nx_tensor_term(nx_shape_session *s, const char *label, const char *batch, const char *input, const char *output,
+                   nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_term", 1);
+  const char *axes[3] = {batch, input, output};
+  nx_tensor *t;
+  int rc = leaf(s, "nx_tensor_term", label, false, axes, out, &t);
+  return rc ? rc : finish_op(s, "nx_tensor_term", t, out);
+}
+
+int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, const char *output, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_param", 1);
+  const char *axes[3] = {"", input, output};
+  nx_tensor *t;
+  int rc = leaf(s, "nx_tensor_param", label, true, axes, out, &t);
+  return rc ? rc : finish_op(s, "nx_tensor_param", t, out);
+}
+
+int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch, const char *input,
+                   const char *output, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_fill", total >= 0);
+  const char *axes[3] = {batch, input, output};
+  nx_tensor *t;
+  int rc = leaf(s, "nx_tensor_fill", label, false, axes, out, &t);
+  if (rc) return rc;
+  const nx_row **rows = nx__shape_alloc(s, 3 * sizeof *rows);
+  if (!rows) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
+  rows[0] = t->rows[NX_BATCH], rows[1] = t->rows[NX_OUTPUT], rows[2] = t->rows[NX_INPUT];
+  nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
+                .o = origin(s, "total elements", t, NX_OUTPUT, t, NX_OUTPUT)};
+  if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
+  return finish_op(s, "nx_tensor_fill", t, out);
+}
+
+static int pointwise(nx_shape_session *s, const char *fn, const char *op, nx_tensor *const *args, int n,
+                     nx_tensor **out) {
+  nx_tensor *t = op_node(s, op);
+  if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  mark(s, t->rows[NX_INPUT], true);
+  for (int i = 0; i < n; i++) {
+    mark(s, args[i]->rows[NX_INPUT], true);
+    for (int k = 0; k < 3; k++)
+      if (ineq(s, op, t, k, args[i], k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  }
+  return finish_op(s, fn, t, out);
+}
+
+int nx_tensor_unary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_unary", a);
+  return pointwise(s, "nx_tensor_unary", op ? op : "unary", &a, 1, out);
+}
+
+int nx_tensor_binary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_binary", a && b);
+  nx_tensor *args[2] = {a, b};
+  return pointwise(s, "nx_tensor_binary", op ? op : "binary", args, 2, out);
+}
+
+int nx_tensor_ternary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor *c, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_ternary", a && b && c);
+  nx_tensor *args[3] = {a, b, c};
+  return pointwise(s, "nx_tensor_ternary", op ? op : "ternary", args, 3, out);
+}
+
+static int compose(nx_shape_session *s, const char *fn, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor *d,
+                   nx_tensor **out) {
+  nx_tensor *t = op_node(s, op);
+  if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  mark(s, a->rows[NX_INPUT], false);
+  mark(s, t->rows[NX_INPUT], false);
+  int rc = add_row(s, NX__C_ROW_INEQ, a->rows[NX_INPUT], b->rows[NX_OUTPUT], origin(s, op, a, NX_INPUT, b, NX_OUTPUT));
+  rc = rc ? rc : ineq(s, op, t, NX_BATCH, a, NX_BATCH);
+  rc = rc ? rc : ineq(s, op, t, NX_BATCH, b, NX_BATCH);
+  rc = rc ? rc : ineq(s, op, t, NX_INPUT, b, NX_INPUT);
+  rc = rc ? rc : ineq(s, op, t, NX_OUTPUT, a, NX_OUTPUT);
+  for (int k = 0; d && k < 3 && !rc; k++) rc = ineq(s, op, t, k, d, k);
+  if (rc) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  return finish_op(s, fn, t, out);
+}
+
+int nx_tensor_compose(nx_shape_session *s, nx_tensor *a, nx_tensor *b, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_compose", a && b);
+  return compose(s, "nx_tensor_compose", "*", a, b, NULL, out);
+}
+
+int nx_tensor_compose_accumulate(nx_shape_session *s, nx_tensor *a, nx_tensor *b, nx_tensor *d, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_compose_accumulate", a && b && d);
+  return compose(s, "nx_tensor_compose_accumulate", "*+", a, b, d, out);
+}
+
+int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_transpose", a);
+  nx_tensor *t = op_node(s, "transpose");
+  if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_transpose: out of memory");
+  if (ineq(s, "transpose", t, NX_BATCH, a, NX_BATCH) || ineq(s, "transpose", t, NX_INPUT, a, NX_OUTPUT) ||
+      ineq(s, "transpose", t, NX_OUTPUT, a, NX_INPUT))
+    return nx__fail(NX_ENOMEM, "nx_tensor_transpose: out of memory");
+  return finish_op(s, "nx_tensor_transpose", t, out);
+}
+
+int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_batch_slice", a);
+  nx_tensor *t = op_node(s, "batch_slice");
+  int v = nx__shape_new_var(s, false, NULL);
+  if (!t || v < 0) return nx__fail(NX_ENOMEM, "nx_tensor_batch_slice: out of memory");
+  const nx_dim *sd = nx__dim_var(s, v);
+  const nx_row *b = nx__row_new(s, &sd, 1, NULL, 0, t->rows[NX_BATCH]->var);
+  if (!b || add_row(s, NX__C_ROW_EQ, b, a->rows[NX_BATCH], origin(s, "batch_slice", t, NX_BATCH, a, NX_BATCH)) ||
+      eq(s, "batch_slice", t, NX_INPUT, a->rows[NX_INPUT], a, NX_INPUT) ||
+      eq(s, "batch_slice", t, NX_OUTPUT, a->rows[NX_OUTPUT], a, NX_OUTPUT))
+    return nx__fail(NX_ENOMEM, "nx_tensor_batch_slice: out of memory");
+  return finish_op(s, "nx_tensor_batch_slice", t, out);
+}
+
+static const char *count_word(int n) { return n == 1 ? "one argument" : n == 2 ? "two arguments" : "three arguments"; }
+
+int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_einsum", spec && args && n >= 1 && n <= 3);
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return nx__fail(NX_EINVAL, "nx_tensor_einsum: operand %d is NULL", i);
+  nx_tensor *t = op_node(s, n == 1 ? "permute" : "einsum");
+  if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+  nx__spec sp;
+  int pending = s->pending.n;
+  int rc = nx__spec_parse(s, spec, &t->env, &sp);
+  if (!rc && sp.noperands != n) rc = nx__error(s, NULL, "Invalid einsum spec (expected %s): %s", count_word(n), spec);
+  if (rc) {
+    s->pending.n = pending; /* drop the parse's fixed-index constraints */
+    return nx__fail(rc, "nx_tensor_einsum: %s", s->err);
+  }
+  const char *op = t->label;
+  for (int k = 0; k < 3; k++) {
+    if (eq(s, op, t, k, sp.rows[3][k], t, k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+    mark(s, t->rows[k], false);
+    for (int i = 0; i < n; i++) {
+      mark(s, args[i]->rows[k], false);
+      if (eq(s, op, args[i], k, sp.rows[i][k], args[i], k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+    }
+  }
+  return finish_op(s, "nx_tensor_einsum", t, out);
+}
+
+const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label) {
+  if (!t || !label) return NULL;
+  for (int i = 0; i < t->env.ndims; i++)
+    if (!strcmp(t->env.dim_names[i], label)) return t->env.dims[i];
+  return NULL;
+}
+
+const nx_row *nx_tensor_spec_row(const nx_tensor *t, const char *name) {
+  if (!t || !name) return NULL;
+  for (int i = 0; i < t->env.nrows; i++)
+    if (!strcmp(t->env.row_names[i], name)) return t->env.rows[i];
+  return NULL;
+}
+
+int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size) {
+  if (!s || !d || size < 0) return nx__fail(NX_EINVAL, "nx_tensor_set_dim: NULL argument or negative size %lld", (long long)size);
+  if (s->tainted) return nx__fail(NX_EINVAL, "nx_tensor_set_dim: the session is tainted by an earlier shape error: %s", s->taint);
+  nx__origin *o = nx__shape_alloc(s, sizeof *o);
+  const nx_dim *v = nx__dim_solved(s, size, NX_BASIS_DEFAULT);
+  if (!o || !v) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
+  o->operation = "set_dim";
+  o->lhs_name = o->rhs_name = "(set_dim)";
+  o->lhs_kind = o->rhs_kind = NX_OUTPUT;
+  nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = d, .d2 = v, .o = o};
+  if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
+  return nx__solve_checked(s, "nx_tensor_set_dim", 1);
+}
+
+int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t total) {
+  if (!s || !r || total < 0) return nx__fail(NX_EINVAL, "nx_tensor_set_row_total: NULL argument or negative total");
+  int rc = nx_shape_add_total_elems(s, &r, 1, total, &(nx_shape_origin){"set_dim", "(set_dim)", NX_OUTPUT, "(set_dim)", NX_OUTPUT});
+  return rc ? rc : nx__solve_checked(s, "nx_tensor_set_row_total", 1);
+}
+
+int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b) {
+  if (!s || !a || !b) return nx__fail(NX_EINVAL, "nx_tensor_set_equal: NULL argument");
+  for (int k = 0; k < 3; k++)
+    if (eq(s, "set_equal", a, k, b->rows[k], b, k)) return nx__fail(NX_ENOMEM, "nx_tensor_set_equal: out of memory");
+  return nx__solve_checked(s, "nx_tensor_set_equal", 1);
+}
+
+const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_kind kind) {
+  return t && kind >= NX_BATCH && kind <= NX_OUTPUT ? t->rows[kind] : NULL;
+}
+
+const char *nx_tensor_label(const nx_tensor *t) { return t ? t->label : NULL; }
+
+/* Closing adds an interior mark for every row of every tensor. */
+int nx__add_shape_rows(nx_shape_session *s);
+int nx__add_shape_rows(nx_shape_session *s) {
+  for (int i = 0; i < s->tensors.n; i++) {
+    nx_tensor *t = s->tensors.p[i];
+    for (int k = 0; k < 3; k++) {
+      nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param,
+                    .o = origin(s, "closing", t, k, t, k)};
+      if (nx__push(s, &s->pending, &c)) return NX_ENOMEM;
+    }
+  }
+  return 0;
+}

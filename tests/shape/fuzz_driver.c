@@ -1,0 +1,61 @@
+/* Runs the spec fuzz target without a fuzzer: a built-in corpus, then 10^5
+   random and mutated strings from a fixed seed. A crash, a leak (under
+   ASan) or a hang (ctest's timeout) fails it. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *corpus[] = {
+    "ab|cd->ef => cf|ae->db", "a|i->h; b|h->o => ab|i->o", "...|...->... => 0", "i; j => i->j",
+    "i->...o => ...io", "ab;bc=>ac", "a..r..;..r..b=>ab", "ij;jk=>im", "a,b,..r.. => ..r..,b,a",
+    "2*o+1, k => o", "a^b => ab", "a,b^c,d => d,a", "..x..|..y..->..z.. => ..z..", "_ => _",
+    "=>", "", "a", "a=>", "=>a", "a;b;c;d=>a", "......=>", "..r", "...r..=>", "a|b|c=>", "a->b->c=>",
+    "1*a+99999999999999999999=>a", "a,,b=>a", "a, => a", ",=>,", "|->=>|->", "9;9;9=>9",
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t next(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+int main(void) {
+  const char alphabet[] = "abcijkor.,;|->=>^*+_0123 456789xyz";
+  int ncorpus = (int)(sizeof corpus / sizeof *corpus);
+  for (int i = 0; i < ncorpus; i++) LLVMFuzzerTestOneInput((const uint8_t *)corpus[i], strlen(corpus[i]));
+  char buf[64];
+  for (long it = 0; it < 100000; it++) {
+    size_t n;
+    if (it % 2) { /* mutate a corpus entry */
+      const char *c = corpus[next() % (uint64_t)ncorpus];
+      n = strlen(c);
+      memcpy(buf, c, n);
+      int edits = 1 + (int)(next() % 4);
+      for (int e = 0; e < edits; e++) {
+        uint64_t k = next();
+        if (n < sizeof buf - 1 && (k & 1)) { /* insert */
+          size_t at = n ? (size_t)(k >> 8) % (n + 1) : 0;
+          memmove(buf + at + 1, buf + at, n - at);
+          buf[at] = alphabet[(k >> 40) % (sizeof alphabet - 1)];
+          n++;
+        } else if (n) { /* replace or delete */
+          size_t at = (size_t)(k >> 8) % n;
+          if (k & 2) buf[at] = (char)(k >> 48);
+          else memmove(buf + at, buf + at + 1, --n - at);
+        }
+      }
+    } else {
+      n = next() % 40;
+      for (size_t i = 0; i < n; i++) buf[i] = alphabet[next() % (sizeof alphabet - 1)];
+    }
+    LLVMFuzzerTestOneInput((const uint8_t *)buf, n);
+  }
+  CHECK(1, "survived");
+  return check_done();
+}
