@@ -221,7 +221,8 @@ typedef int (*nx_submit_fn)(void *ctx);
    device work. It returns NX_DONE once fn returns 0, and otherwise, without
    running fn or holding a claim, NX_DEAD_BUFFER or NX_HELD_EXCLUSIVE for an
    array, or NX_READ_ONLY, NX_REPEATED_ELEMENTS or NX_OVERLAPPING for a
-   written one. It allocates nothing.
+   written one. It allocates nothing (nx_door_host allocates the kernel's
+   operand list past 36 operands).
    Fails with fn's negative status, and with NX_ELOST as nx_door_host does. */
 NX_API int nx_door(nx_array *const *written, int nw, nx_array *const *read, int nr, nx_submit_fn fn, void *ctx);
 
@@ -252,6 +253,103 @@ NX_API int nx_cpu_add(nx_array *z, nx_array *x, nx_array *y);
    message "nx_add: nx_cpu_add does not compute this case" for NX_DECLINED and
    nx_array_refused's for a refusal. */
 NX_API int nx_add(nx_array *z, nx_array *x, nx_array *y);
+
+/* ---- Raw access and DLPack -------------------------------------------- */
+
+/* The C form of seed 000's Bigarray functions: scoped raw access hands the
+   host address, dtype and layout of claimed memory to a callback (the layout
+   travels whole: no contiguity or rank limit), and DLPack 1.x
+   (include/dlpack/dlpack.h, dmlc/dlpack 7f393bb, DLPACK_MAJOR_VERSION 1)
+   exchanges arrays with other libraries without a copy. */
+#include "dlpack/dlpack.h"
+
+/* The callbacks of raw access: base is the host address of the first byte of
+   the array's buffer, and the element at position p of layout l occupies bits
+   [p * bits, (p + 1) * bits) from it (sub-byte elements little-endian inside
+   a byte: element 0 in the low bits). They return 0 or a status of their
+   own, which the access returns. */
+typedef int (*nx_read_fn)(void *ctx, const void *base, nx_dtype dt, const nx_layout *l);
+typedef int (*nx_write_fn)(void *ctx, void *base, nx_dtype dt, const nx_layout *l);
+
+/* nx_array_read(a, f, ctx) claims a's memory for reading, waits for the
+   device work a read must follow (nx_buffer_wait), calls f(ctx, base, a's
+   dtype, a's layout), ends the claim however f returns, and returns f's
+   result. An a with no element gets f called whatever its memory, with a
+   base that may be NULL. The claim orders the access only against donation
+   and freeing: f must not write through base, since work that reads the
+   memory may still run, nor keep base after it returns; the program orders
+   base against work other threads submit while f runs.
+   Fails, without calling f, with NX_EINVAL naming nx_array_read and a
+   ("float32 [3; 2]") if a or f is NULL, a's buffer is dead, its memory is held
+   exclusive, or a has an element and the host does not address its memory;
+   NX_ELOST as nx_buffer_wait does. */
+NX_API int nx_array_read(const nx_array *a, nx_read_fn f, void *ctx);
+
+/* nx_array_write(a, f, ctx) is nx_array_read for writing: it claims a's
+   memory for writing, waits for the device work a write must follow, and
+   what f stores through base are a's elements. f must not keep base after it
+   returns.
+   Fails as nx_array_read does, naming nx_array_write, and also if a's memory
+   admits no write (NX_ACCESS_READ). */
+NX_API int nx_array_write(nx_array *a, nx_write_fn f, void *ctx);
+
+/* nx_array_to_dlpack(a, &t) sets t to a DLPack tensor over a's own bytes and
+   returns 0; the consumer calls t->deleter(t) once, from any thread, when it
+   is done. It waits once for all the work on a's memory, and from then on
+   that memory is never held exclusive again (nx_buffer_export); t holds a
+   reference to a's buffer and a read claim on its memory until the deleter
+   runs, so nx_buffer_free makes the memory dead for nx but its bytes last
+   until then. Access through t follows later device work only after
+   nx_buffer_wait.
+   t->version is DLPACK_MAJOR_VERSION.DLPACK_MINOR_VERSION; data the host
+   address of the buffer's first byte (kDLCPU, device 0), or NULL for an a
+   with no element on memory the host does not address; shape and strides in
+   elements (owned by t); byte_offset a's offset in bytes; flags
+   DLPACK_FLAG_BITMASK_READ_ONLY where the memory admits no write. Dtypes go
+   to DLPack codes: float16/32/64 kDLFloat, bfloat16 kDLBfloat, intN and
+   uintN kDLInt and kDLUInt of N bits (int4 and uint4 of 4 bits), complex64
+   and complex128 kDLComplex, bool kDLBool of 8 bits, float8_e4m3fn
+   kDLFloat8_e4m3fn, float8_e5m2 kDLFloat8_e5m2, float4_e2m1fn
+   kDLFloat4_e2m1fn of 4 bits; sub-byte elements packed as DLPack defines
+   them (the i-th element of a byte D is (D >> (i * bits)) & mask), which is
+   nx's own packing. A bit array, which DLPack has no code for, is exported
+   as a fresh C-contiguous copy in kDLBool form, one byte 0 or 1 per element,
+   flagged DLPACK_FLAG_BITMASK_IS_COPIED; its memory is claimed and waited
+   for reading while it is copied, and not exported.
+   Fails with NX_EINVAL naming nx_array_to_dlpack and a if a or t is NULL,
+   a's buffer is dead or its memory held exclusive, a has an element and the
+   host does not address its memory, or a's elements are narrower than a
+   byte and a has an element but is not C-contiguous from a whole byte
+   (DLPack's byte_offset counts bytes and packing needs unit strides); with
+   NX_ENOMEM; and with NX_ELOST as nx_buffer_export does. */
+NX_API int nx_array_to_dlpack(const nx_array *a, struct DLManagedTensorVersioned **t);
+
+/* nx_array_from_dlpack(t, &a) sets a to the array over t's bytes, without a
+   copy, and returns 0; a's buffer is host memory on the host
+   (nx_buffer_wrap_host) over the bytes t's elements reach, with access
+   NX_ACCESS_READ where t is flagged DLPACK_FLAG_BITMASK_READ_ONLY and
+   NX_ACCESS_READ_WRITE otherwise. nx_array_from_dlpack takes t whether it
+   succeeds or fails: on failure it calls t->deleter(t) (where not NULL)
+   before it returns, and on success once nx no longer uses the memory (the
+   last reference to a buffer over it gone, or the memory freed or donated
+   and its claims and work ended), exactly once, from any thread. That
+   memory is outside the claims: nx cannot stop t's owner from touching it,
+   and the program orders the owner's access against nx's work.
+   The dtype comes from t's code and bits (the reverse of
+   nx_array_to_dlpack's table; kDLBool of 8 bits is bool), lanes must be 1;
+   strides NULL means C-contiguous; byte_offset counts bytes. t's device must
+   be kDLCPU, or host memory a GPU runtime made (kDLCUDAHost, kDLROCMHost,
+   kDLCUDAManaged), which the host addresses.
+   Fails with NX_EINVAL naming nx_array_from_dlpack if t or a is NULL, t's
+   major version is not DLPACK_MAJOR_VERSION (then only the deleter is
+   touched), the device is another, the code is one no nx dtype has or its
+   bits or lanes do not match, ndim is negative or past NX_MAX_RANK, an
+   extent is negative, a sub-byte tensor is flagged
+   DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, byte_offset is not a whole
+   number of elements, data is NULL for a tensor with an element, or
+   as nx_layout_make and nx_array_v do (its first element off its dtype's
+   alignment); with NX_ENOMEM. */
+NX_API int nx_array_from_dlpack(struct DLManagedTensorVersioned *t, nx_array **a);
 
 #ifdef __cplusplus
 }

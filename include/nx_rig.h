@@ -192,8 +192,8 @@ typedef void (*nx_work_fn)(void *ctx);
    the memory it writes is lost.
    Fails, queuing nothing, with NX_EINVAL if a buffer is dead, has an access
    that the list lacks (a written buffer that admits no write), or lives on a
-   device d cannot reach (only the host's and d's own memory, and memory d
-   has borrowed); NX_ELOST if d is lost. */
+   device d cannot reach (d reaches its own memory, the host's, memory it has
+   borrowed, and the host any memory it addresses); NX_ELOST if d is lost. */
 NX_API int nx_rig_submit(nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes, int nw,
                          nx_work_fn fn, void *ctx);
 
@@ -215,8 +215,9 @@ NX_API int nx_rig_submit_fill(nx_buffer *b, int64_t off, int64_t bytes, uint8_t 
    host access of b's memory of that access must follow is done, and returns
    0: a read waits for the last write, a write for the last write and every
    read since. It holds no lock while it waits.
-   Fails with NX_ELOST if that work failed or b's memory is lost, and with
-   NX_EINVAL if b's memory is dead. */
+   Fails with NX_ELOST if b's memory is lost (work that would have written it
+   failed, or it is device memory of a lost device; work that only read it
+   leaves it as it was), and with NX_EINVAL if b's memory is dead. */
 NX_API int nx_buffer_wait(nx_buffer *b, nx_access access);
 
 /* nx_device_sync(d) blocks until all the work submitted to d so far is done.
@@ -277,6 +278,20 @@ NX_API int nx_buffer_consume(nx_buffer *b, const char *reason);
    it exported: it is never held exclusive again. Returns 0.
    Fails as nx_buffer_wait does for a write. */
 NX_API int nx_buffer_export(nx_buffer *b);
+
+/* nx_buffer_wrap_host(data, bytes, access, release, ctx, &b) sets b to a new
+   buffer, with one reference, over `bytes` bytes of host memory at data that
+   nx did not make (a DLPack producer's), as memory of kind NX_MEMORY_HOST on
+   the host with that access, and returns 0. nx never frees data: once the
+   memory goes (no handle, claim or unfinished work uses it, or it is dead
+   and none does) it calls release(ctx) instead, exactly once, on whichever
+   thread lets the memory go; release may be NULL. A NULL data is allowed for
+   0 bytes (the buffer then gives a non-NULL address of no byte). The memory
+   is outside the claims: nx cannot stop its owner from touching it.
+   Fails with NX_EINVAL, calling nothing, if bytes < 0, data is NULL for
+   bytes > 0, or access is not one of nx_access; NX_ENOMEM. */
+NX_API int nx_buffer_wrap_host(void *data, int64_t bytes, nx_access access, void (*release)(void *ctx), void *ctx,
+                               nx_buffer **b);
 
 #ifdef __cplusplus
 }

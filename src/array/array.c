@@ -35,12 +35,12 @@ static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, n
   char t[128];
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
   if (!l || !b || !out) return nx__fail(NX_EINVAL, "%s: the layout, buffer or result is NULL", fn);
+  nx_array a = {dt, *l, b};
   const char *why = nx_buffer_dead(b);
-  if (why) return nx__fail(NX_EINVAL, "%s: the buffer is dead (%s)", fn, why);
+  if (why) return nx__fail(NX_EINVAL, "%s: the buffer of %s is dead (%s)", fn, nx_array_describe(&a, t, sizeof t), why);
   int64_t lo, hi;
   int s = nx_layout_bits(l, bits_of(dt), &lo, &hi);
   if (s < 0) return s;
-  nx_array a = {dt, *l, b};
   if (s == 0) {
     if (lo < 0 || hi > nx_buffer_bytes(b) * 8)
       return nx__fail(NX_EINVAL, "%s: a layout of %s reaches bits [%lld, %lld), outside the buffer's %lld bytes", fn,
@@ -114,8 +114,9 @@ int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {
   static const char fn[] = "nx_array_bitcast";
   nx_layout l;
   if (!a || (unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: the array is NULL or the dtype unknown", fn);
+  char t[128];
   const char *why = nx_buffer_dead(a->b);
-  if (why) return nx__fail(NX_EINVAL, "%s: the buffer is dead (%s)", fn, why);
+  if (why) return nx__fail(NX_EINVAL, "%s: the buffer of %s is dead (%s)", fn, nx_array_describe(a, t, sizeof t), why);
   int s = nx_layout_bitcast(&a->l, bits_of(a->dt), bits_of(dt), &l);
   if (s) return s;
   /* Misaligned for dt: None, not an error. */
@@ -129,7 +130,11 @@ int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {
 
 int nx_array_borrow(nx_device *d, const nx_array *a, nx_array **r) {
   nx_buffer *b;
+  char t[128];
   if (!a) return nx__fail(NX_EINVAL, "nx_array_borrow: the array is NULL");
+  const char *why = nx_buffer_dead(a->b);
+  if (why)
+    return nx__fail(NX_EINVAL, "nx_array_borrow: the buffer of %s is dead (%s)", nx_array_describe(a, t, sizeof t), why);
   int s = nx_buffer_borrow(d, a->b, &b);
   if (s) return s;
   s = make("nx_array_borrow", a->dt, &a->l, b, r);

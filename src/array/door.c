@@ -2,6 +2,7 @@
    the seed's refusals in its precedence; waits (host kernels) and runs the
    kernel under the claims; and the messages of refusals. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "array_internal.h"
@@ -22,13 +23,13 @@ bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
   return nx_layout_shares_byte(&a->l, wa, &lb, wb);
 }
 
-/* The operands, written first, as one list. */
+/* The operands, written first, as one list over the caller's arrays. */
 typedef struct {
   int n, nw;
-  nx_array *ops[2 * NX_MAX_OPERANDS * 8];
+  nx_array *const *w, *const *r;
 } list;
 
-#define MAX_DOOR (int)(sizeof ((list *)0)->ops / sizeof(nx_array *))
+static nx_array *op(const list *L, int i) { return i < L->nw ? L->w[i] : L->r[i - L->nw]; }
 
 static nx_answer of_claim(nx_claim_answer c) {
   return c == NX_CLAIM_DEAD ? NX_DEAD_BUFFER : c == NX_CLAIM_HELD_EXCLUSIVE ? NX_HELD_EXCLUSIVE : NX_READ_ONLY;
@@ -40,7 +41,7 @@ static void release_upto(const list *L, int upto) {
     nx_buffer *bs[NX_MAX_OPERANDS];
     bool w[NX_MAX_OPERANDS];
     for (int j = 0; j < k; j++) {
-      bs[j] = L->ops[i + j]->b;
+      bs[j] = op(L, i + j)->b;
       w[j] = i + j < L->nw;
     }
     nx_rig_release(k, bs, w);
@@ -56,7 +57,7 @@ static int claim_all(const list *L) {
     bool w[NX_MAX_OPERANDS];
     nx_claim_answer ans[NX_MAX_OPERANDS];
     for (int j = 0; j < k; j++) {
-      bs[j] = L->ops[i + j]->b;
+      bs[j] = op(L, i + j)->b;
       w[j] = i + j < L->nw;
     }
     if (nx_rig_claim(k, bs, w, ans) == 0) continue;
@@ -64,7 +65,7 @@ static int claim_all(const list *L) {
     /* The answer: the highest kind of fault among all operands. */
     nx_claim_answer worst = NX_CLAIM_READ_ONLY;
     for (int j = 0; j < L->n; j++) {
-      nx_claim_answer c = nx_rig_peek(L->ops[j]->b, j < L->nw);
+      nx_claim_answer c = nx_rig_peek(op(L, j)->b, j < L->nw);
       if (j >= i && j < i + k) c = ans[j - i] != NX_CLAIMED ? ans[j - i] : c;
       if (c != NX_CLAIMED && c < worst) worst = c;
     }
@@ -77,28 +78,24 @@ static int claim_all(const list *L) {
 static int check_all(const list *L, bool host) {
   if (host)
     for (int i = 0; i < L->n; i++)
-      if (!nx_buffer_host_address(L->ops[i]->b) && !nx__array_empty(L->ops[i])) return NX_OFF_HOST;
+      if (!nx_buffer_host_address(op(L, i)->b) && !nx__array_empty(op(L, i))) return NX_OFF_HOST;
   for (int i = 0; i < L->nw; i++)
-    if (!nx_layout_is_distinct(&L->ops[i]->l)) return NX_REPEATED_ELEMENTS;
+    if (!nx_layout_is_distinct(&op(L, i)->l)) return NX_REPEATED_ELEMENTS;
   for (int i = 0; i < L->nw; i++)
     for (int j = 0; j < L->n; j++) {
       bool identical;
-      if (j == i || !nx__arrays_share(L->ops[i], L->ops[j], &identical)) continue;
+      if (j == i || !nx__arrays_share(op(L, i), op(L, j), &identical)) continue;
       if (j < L->nw || !identical) return NX_OVERLAPPING;
     }
   return -1;
 }
 
 static int gather(const char *fn, list *L, nx_array *const *written, int nw, nx_array *const *read, int nr) {
-  if (nw < 0 || nr < 0 || (nw && !written) || (nr && !read) || nw + nr > MAX_DOOR)
-    return nx__fail(NX_EINVAL, "%s: %d written and %d read operands (at most %d in all)", fn, nw, nr, MAX_DOOR);
-  L->n = L->nw = 0;
-  for (int i = 0; i < nw + nr; i++) {
-    nx_array *a = i < nw ? written[i] : read[i - nw];
-    if (!a) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
-    L->ops[L->n++] = a;
-  }
-  L->nw = nw;
+  if (nw < 0 || nr < 0 || (nw && !written) || (nr && !read) || nw > INT32_MAX - nr)
+    return nx__fail(NX_EINVAL, "%s: %d written and %d read operands", fn, nw, nr);
+  *L = (list){nw + nr, nw, written, read};
+  for (int i = 0; i < L->n; i++)
+    if (!op(L, i)) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
   return 0;
 }
 
@@ -114,18 +111,24 @@ int nx_door_host(nx_array *const *written, int nw, nx_array *const *read, int nr
     return s;
   }
   for (int i = 0; i < L.n; i++)
-    if ((s = nx_buffer_wait(L.ops[i]->b, i < L.nw ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) {
+    if ((s = nx_buffer_wait(op(&L, i)->b, i < L.nw ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) {
       release_upto(&L, L.n);
       return s;
     }
-  nx_operand ops[MAX_DOOR];
+  /* The kernel's view of the operands: on the stack for the usual few. */
+  nx_operand few[2 * NX_MAX_OPERANDS], *ops = L.n <= 2 * NX_MAX_OPERANDS ? few : malloc((size_t)L.n * sizeof *ops);
+  if (!ops) {
+    release_upto(&L, L.n);
+    return nx__fail(NX_ENOMEM, "%s: no memory for %d operands", name, L.n);
+  }
   for (int i = 0; i < L.n; i++) {
-    ops[i].dtype = L.ops[i]->dt;
-    ops[i].layout = &L.ops[i]->l;
-    ops[i].base = nx_buffer_host_address(L.ops[i]->b);
+    ops[i].dtype = op(&L, i)->dt;
+    ops[i].layout = &op(&L, i)->l;
+    ops[i].base = nx_buffer_host_address(op(&L, i)->b);
   }
   nx_answer a = fn(ctx, ops, nw, nr);
   release_upto(&L, L.n);
+  if (ops != few) free(ops);
   return (int)a;
 }
 
@@ -136,8 +139,8 @@ int nx_door(nx_array *const *written, int nw, nx_array *const *read, int nr, nx_
   if (s) return s;
   if (!fn) return nx__fail(NX_EINVAL, "%s: the kernel is NULL", name);
   for (int i = 0; i < L.n; i++)
-    if (nx_device_lost(nx_array_device(L.ops[i])))
-      return nx__fail(NX_ELOST, "%s: operand %d is on lost device %s", name, i, nx_device_name(nx_array_device(L.ops[i])));
+    if (nx_device_lost(nx_array_device(op(&L, i))))
+      return nx__fail(NX_ELOST, "%s: operand %d is on lost device %s", name, i, nx_device_name(nx_array_device(op(&L, i))));
   if ((s = claim_all(&L)) >= 0) return s;
   if ((s = check_all(&L, false)) >= 0) {
     release_upto(&L, L.n);

@@ -57,7 +57,9 @@ nx_value nx__bits_value(nx_dtype dt, const uint8_t *in) {
 void nx__bits_get(nx_dtype dt, const uint8_t *base, int64_t p, uint8_t *out) {
   int bits = nx_dtype_bits_of(dt);
   if (bits >= 8) memcpy(out, base + p * (bits / 8), (size_t)(bits / 8));
-  else out[0] = (uint8_t)((base[(p * bits) >> 3] >> ((p * bits) & 7)) & ((1u << bits) - 1));
+  else /* an atomic load: other threads may store the byte's other elements */
+    out[0] = (uint8_t)((__atomic_load_n(base + ((p * bits) >> 3), __ATOMIC_RELAXED) >> ((p * bits) & 7)) &
+                       ((1u << bits) - 1));
 }
 
 void nx__bits_put(nx_dtype dt, uint8_t *base, int64_t p, const uint8_t *in) {
@@ -197,7 +199,7 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
   if (s) return s;
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
   if (n != nx_layout_count(&l) || (n > 0 && !xs))
-    return nx__fail(NX_EINVAL, "%s: %lld values for a shape of %lld elements", fn, (long long)n,
+    return nx__fail(NX_EINVAL, "%s: %lld values for %s of %lld elements", fn, (long long)n, nx_dtype_name(dt),
                     (long long)nx_layout_count(&l));
   for (int64_t i = 0; i < n; i++)
     if (!nx_dtype_holds(dt, xs[i]))

@@ -114,7 +114,9 @@ const char *nx_buffer_dead(const nx_buffer *b) {
   return nx__memory_reason(b->mem);
 }
 
-void *nx_buffer_host_address(const nx_buffer *b) { return b ? b->mem->host : NULL; }
+void *nx_buffer_host_address(const nx_buffer *b) {
+  return b && !atomic_load(&b->mem->released) ? b->mem->host : NULL;
+}
 
 bool nx_buffer_overlaps(const nx_buffer *a, const nx_buffer *b) {
   if (!a || !b) return false;
@@ -206,6 +208,12 @@ int nx_buffer_export(nx_buffer *b) {
   if (st & NX__EXCLUSIVE) return nx__fail(NX_EINVAL, "%s: %s is held exclusive", fn, nx__buffer_text(b, t, sizeof t));
   int s = wait_for(fn, b, NX_ACCESS_READ_WRITE);
   if (s) return s;
-  atomic_fetch_or(&m->state, NX__EXPORTED);
+  /* A hold or a death may have come while it waited. */
+  st = atomic_load(&m->state);
+  do {
+    if (st & (NX__DEAD | NX__EXCLUSIVE))
+      return nx__fail(NX_EINVAL, "%s: %s became %s while the export waited", fn, nx__buffer_text(b, t, sizeof t),
+                      st & NX__DEAD ? "dead" : "held exclusive");
+  } while (!atomic_compare_exchange_weak(&m->state, &st, st | NX__EXPORTED));
   return 0;
 }

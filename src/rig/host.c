@@ -13,7 +13,7 @@ static int host_alloc(nx_device *d, nx__memory *m) {
   return m->host ? 0 : NX_ENOMEM;
 }
 
-static void host_release(nx__memory *m) { free(m->host); }
+static void host_release(nx__memory *m) { if (m->impl) (*(void (**)(nx__memory *))m->impl)(m); else free(m->host); }
 
 /* Host memory is always reached through its address (timeline.c); these
    serve callers that hold a buffer only. */

@@ -108,6 +108,8 @@ struct nx__job {
   int ndeps, nbuf, nwrites;
   nx__event deps[NX__MAX_DEVICES + 1];
   nx_buffer **bufs; /* retained; the first nwrites are written */
+  int nmem;          /* the distinct memories of bufs, each counted once in its jobs */
+  nx__memory *mems[2 * NX__MAX_DEVICES];
   nx_work_fn fn;
   void *ctx;
   int64_t doff, soff, bytes;

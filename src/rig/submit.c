@@ -4,10 +4,10 @@
 
 #include "rig_internal.h"
 
-/* Whether d may touch b's memory: its own, the host's, or one it maps
-   through b (a borrow onto d). */
+/* Whether d may touch b's memory: its own, the host's, one it maps through b
+   (a borrow onto d), and for the host any memory it addresses. */
 static bool reaches(const nx_device *d, const nx_buffer *b) {
-  return b->dev == d || b->mem->dev == d || (b->mem->host && (d->type == NX__HOST || b->dev == d));
+  return b->dev == d || b->mem->dev == d || b->mem->dev->type == NX__HOST || (d->type == NX__HOST && b->mem->host);
 }
 
 static int check(const char *fn, nx_device *d, nx_buffer *b, bool write) {

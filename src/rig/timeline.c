@@ -6,7 +6,7 @@
 #include "rig_internal.h"
 
 bool nx__memory_lost(const nx__memory *m) {
-  return atomic_load(&m->lost) || (m->kind != NX_MEMORY_HOST && atomic_load(&m->dev->lost));
+  return atomic_load(&m->lost) || (m->kind == NX_MEMORY_DEVICE && atomic_load(&m->dev->lost));
 }
 
 /* Marks d lost; its thread then fails what remains in its queue. */
@@ -70,12 +70,11 @@ static int run(nx_device *d, nx__job *j) {
 }
 
 static void finish(nx_device *d, nx__job *j) {
-  for (int i = 0; i < j->nbuf; i++) {
-    nx__memory *m = j->bufs[i]->mem;
-    atomic_fetch_sub(&m->jobs, 1);
-    nx__memory_maybe_release(m);
-    nx_buffer_release(j->bufs[i]);
+  for (int k = 0; k < j->nmem; k++) {
+    atomic_fetch_sub(&j->mems[k]->jobs, 1);
+    nx__memory_maybe_release(j->mems[k]);
   }
+  for (int i = 0; i < j->nbuf; i++) nx_buffer_release(j->bufs[i]);
   pthread_mutex_lock(&d->tl.mu);
   d->tl.completed = j->seq;
   pthread_cond_broadcast(&d->tl.cv);
@@ -149,6 +148,20 @@ int nx__enqueue(nx_device *d, nx__job *j, const char *fn) {
     if (!seen) ms[nm++] = m;
   }
   qsort(ms, (size_t)nm, sizeof ms[0], by_address);
+  /* Count the job on its memories first, then look for death: a free that
+     lands in between sees the count and leaves the storage to the job, and
+     one that landed before is seen here. */
+  for (int k = 0; k < nm; k++) atomic_fetch_add(&ms[k]->jobs, 1);
+  for (int k = 0; k < nm; k++)
+    if (atomic_load(&ms[k]->state) & NX__DEAD) {
+      for (int i = 0; i < nm; i++) {
+        atomic_fetch_sub(&ms[i]->jobs, 1);
+        nx__memory_maybe_release(ms[i]);
+      }
+      return nx__fail(NX_EINVAL, "%s: a buffer's memory is dead (%s)", fn, nx__memory_reason(ms[k]));
+    }
+  j->nmem = nm;
+  memcpy(j->mems, ms, (size_t)nm * sizeof ms[0]);
   bool written[2 * NX__MAX_DEVICES];
   for (int k = 0; k < nm; k++) {
     written[k] = false;
@@ -174,7 +187,6 @@ int nx__enqueue(nx_device *d, nx__job *j, const char *fn) {
   pthread_mutex_lock(&d->tl.mu);
   uint64_t seq = j->seq = ++d->tl.next_seq;
   j->next = NULL;
-  for (int k = 0; k < nm; k++) atomic_fetch_add(&ms[k]->jobs, 1);
   if (d->tl.tail) d->tl.tail->next = j; else d->tl.head = j;
   d->tl.tail = j;
   pthread_cond_broadcast(&d->tl.cv);
