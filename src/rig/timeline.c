@@ -9,17 +9,33 @@ bool nx__memory_lost(const nx__memory *m) {
   return atomic_load(&m->lost) || (m->kind == NX_MEMORY_DEVICE && atomic_load(&m->dev->lost));
 }
 
-/* Marks d lost; its thread then fails what remains in its queue. */
-void nx__lose(nx_device *d) {
-  atomic_store(&d->lost, true);
-  pthread_mutex_lock(&d->tl.mu);
-  pthread_cond_broadcast(&d->tl.cv);
-  pthread_mutex_unlock(&d->tl.mu);
-}
-
 /* A test device's armed fault, consumed. */
 static bool fire(nx_device *d, int fault) {
   return d->type == NX__TEST && (atomic_fetch_and(&d->faults, ~fault) & fault);
+}
+
+/* Marks d lost; its thread then fails what remains in its queue. Every
+   timeline is woken: d's thread may be waiting on another's for a
+   dependency, and a lost device waits for nothing more. */
+void nx__lose(nx_device *d) {
+  nx_device *all[NX__MAX_DEVICES];
+  atomic_store(&d->lost, true);
+  int n = nx_rig_devices(all, NX__MAX_DEVICES);
+  for (int i = 0; i < n && i < NX__MAX_DEVICES; i++) {
+    pthread_mutex_lock(&all[i]->tl.mu);
+    pthread_cond_broadcast(&all[i]->tl.cv);
+    pthread_mutex_unlock(&all[i]->tl.mu);
+  }
+}
+
+/* A worker's wait for a dependency: it ends when the dependency settles or
+   the worker's own device is lost. */
+static void wait_dep(nx_device *self, nx__event e) {
+  nx__timeline *tl = e.tl;
+  if (fire(tl->dev, NX_FAULT_AT_WAIT)) nx__lose(tl->dev);
+  pthread_mutex_lock(&tl->mu);
+  while (tl->completed < e.seq && !atomic_load(&self->lost)) pthread_cond_wait(&tl->cv, &tl->mu);
+  pthread_mutex_unlock(&tl->mu);
 }
 
 /* Blocks until e has settled (its job done or failed). Returns 0. */
@@ -94,7 +110,7 @@ static void *worker(void *arg) {
     if (!tl->head) tl->tail = NULL;
     pthread_mutex_unlock(&tl->mu);
     /* A lost device waits for nothing more: it fails what it holds. */
-    for (int i = 0; i < j->ndeps && !atomic_load(&d->lost); i++) nx__wait_event(j->deps[i]);
+    for (int i = 0; i < j->ndeps && !atomic_load(&d->lost); i++) wait_dep(d, j->deps[i]);
     bool fail = atomic_load(&d->lost);
     for (int i = 0; i < j->nbuf && !fail; i++) fail = nx__memory_lost(j->bufs[i]->mem);
     if (!fail && fire(d, NX_FAULT_WHILE_RUNNING)) {
