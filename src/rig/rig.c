@@ -8,17 +8,21 @@
 
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
 static nx_device *table[NX__MAX_DEVICES];
-static int count, tests;
+/* Devices are appended under table_mu and never removed: a reader that loads
+   count (acquire) sees every slot below it filled, without the lock. */
+static atomic_int count;
+static int tests;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* Called with table_mu held, or from the once routine. */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
-  if (count == NX__MAX_DEVICES) return NULL;
+  int n = atomic_load_explicit(&count, memory_order_relaxed);
+  if (n == NX__MAX_DEVICES) return NULL;
   nx_device *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->type = type;
   d->be = be;
-  d->tl.index = count;
+  d->tl.index = n;
   d->tl.dev = d;
   atomic_init(&d->lost, false);
   atomic_init(&d->faults, 0);
@@ -26,7 +30,8 @@ nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
     free(d);
     return NULL;
   }
-  table[count++] = d;
+  table[n] = d;
+  atomic_store_explicit(&count, n + 1, memory_order_release);
   return d;
 }
 
@@ -46,10 +51,8 @@ nx_device *nx_rig_host(void) {
 
 int nx_rig_devices(nx_device **out, int cap) {
   pthread_once(&once, init);
-  pthread_mutex_lock(&table_mu);
-  int n = count;
+  int n = atomic_load_explicit(&count, memory_order_acquire);
   for (int i = 0; i < n && i < cap; i++) out[i] = table[i];
-  pthread_mutex_unlock(&table_mu);
   return n;
 }
 
@@ -58,7 +61,7 @@ int nx_rig_find(const char *name, nx_device **d) {
   if (name == NULL) return nx__fail(NX_EINVAL, "nx_rig_find: the name is NULL");
   pthread_mutex_lock(&table_mu);
   nx_device *found = NULL;
-  for (int i = 0; i < count && !found; i++)
+  for (int i = 0; i < atomic_load(&count) && !found; i++)
     if (strcmp(table[i]->name, name) == 0) found = table[i];
   pthread_mutex_unlock(&table_mu);
   if (!found) return nx__fail(NX_EINVAL, "nx_rig_find: no device is named \"%.64s\"", name);
