@@ -17,7 +17,7 @@ const char *nx__buffer_text(const nx_buffer *b, char *t, int cap) {
   return t;
 }
 
-static nx_buffer *handle(nx__memory *m, nx_device *d, nx_access access, void *map) {
+nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map) {
   nx_buffer *b = calloc(1, sizeof *b);
   if (!b) return NULL;
   atomic_init(&b->refs, 1);
@@ -29,17 +29,13 @@ static nx_buffer *handle(nx__memory *m, nx_device *d, nx_access access, void *ma
   return b;
 }
 
-int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access, int64_t bytes, nx_buffer **b) {
-  static const char fn[] = "nx_buffer_create";
-  if (!d || !b) return nx__fail(NX_EINVAL, "%s: the device or result is NULL", fn);
-  if (!nx_device_has_memory(d, kind) || (unsigned)kind > NX_MEMORY_IO)
-    return nx__fail(NX_EINVAL, "%s: %s has no memory of kind %d", fn, d->name, (int)kind);
-  if (access < NX_ACCESS_READ || access > NX_ACCESS_READ_WRITE)
-    return nx__fail(NX_EINVAL, "%s: access %d is not read, write or read-write", fn, (int)access);
-  if (bytes < 0) return nx__fail(NX_EINVAL, "%s: %lld bytes is negative", fn, (long long)bytes);
-  if (atomic_load(&d->lost)) return nx__fail(NX_ELOST, "%s: device %s is lost", fn, d->name);
+nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes) {
   nx__memory *m = calloc(1, sizeof *m);
-  if (!m) return nx__fail(NX_ENOMEM, "%s: no memory for a buffer", fn);
+  if (!m) return NULL;
+  if (pthread_mutex_init(&m->order_mu, NULL)) {
+    free(m);
+    return NULL;
+  }
   m->dev = d;
   m->kind = kind;
   m->bytes = bytes;
@@ -50,13 +46,28 @@ int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access, int64_
   atomic_init(&m->lost, false);
   atomic_init(&m->reason, NULL);
   atomic_init(&m->reason_owned, false);
-  int s = pthread_mutex_init(&m->order_mu, NULL) ? NX_ENOMEM : d->be->alloc(d, m);
+  return m;
+}
+
+int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access, int64_t bytes, nx_buffer **b) {
+  static const char fn[] = "nx_buffer_create";
+  if (!d || !b) return nx__fail(NX_EINVAL, "%s: the device or result is NULL", fn);
+  if (!nx_device_has_memory(d, kind) || (unsigned)kind > NX_MEMORY_IO)
+    return nx__fail(NX_EINVAL, "%s: %s has no memory of kind %d", fn, d->name, (int)kind);
+  if (access < NX_ACCESS_READ || access > NX_ACCESS_READ_WRITE)
+    return nx__fail(NX_EINVAL, "%s: access %d is not read, write or read-write", fn, (int)access);
+  if (bytes < 0) return nx__fail(NX_EINVAL, "%s: %lld bytes is negative", fn, (long long)bytes);
+  if (atomic_load(&d->lost)) return nx__fail(NX_ELOST, "%s: device %s is lost", fn, d->name);
+  nx__memory *m = nx__memory_new(d, kind, bytes);
+  if (!m) return nx__fail(NX_ENOMEM, "%s: no memory for a buffer", fn);
+  int s = d->be->alloc(d, m);
   if (s) {
+    pthread_mutex_destroy(&m->order_mu);
     free(m);
     return nx__fail(s, "%s: %s could not make %lld bytes of %s memory", fn, d->name, (long long)bytes,
                     kind_names[kind]);
   }
-  nx_buffer *h = handle(m, d, access, NULL);
+  nx_buffer *h = nx__handle(m, d, access, NULL);
   if (!h) {
     d->be->release(m);
     free(m);
@@ -73,7 +84,9 @@ void nx__memory_maybe_release(nx__memory *m) {
   if (!((st & NX__DEAD) || atomic_load(&m->handles) == 0)) return;
   if ((st & NX__CLAIMS) || atomic_load(&m->jobs) > 0) return;
   bool no = false;
-  if (atomic_compare_exchange_strong(&m->released, &no, true)) m->dev->be->release(m);
+  if (!atomic_compare_exchange_strong(&m->released, &no, true)) return;
+  if (!m->foreign) m->dev->be->release(m);
+  else if (m->foreign_release) m->foreign_release(m->foreign_ctx);
 }
 
 void nx_buffer_retain(nx_buffer *b) {
@@ -161,7 +174,7 @@ int nx_buffer_borrow(nx_device *d, nx_buffer *b, nx_buffer **out) {
   void *map = NULL;
   if (d != b->mem->dev && d->be->map && !(map = d->be->map(d, b->mem)))
     return nx__fail(NX_ENOMEM, "%s: %s could not map %s", fn, d->name, nx__buffer_text(b, t, sizeof t));
-  nx_buffer *h = handle(b->mem, d, b->access, map);
+  nx_buffer *h = nx__handle(b->mem, d, b->access, map);
   if (!h) {
     if (map) d->be->unmap(d, map);
     return nx__fail(NX_ENOMEM, "%s: no memory for a buffer", fn);

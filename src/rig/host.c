@@ -13,21 +13,7 @@ static int host_alloc(nx_device *d, nx__memory *m) {
   return m->host ? 0 : NX_ENOMEM;
 }
 
-static void host_release(nx__memory *m) { if (m->impl) (*(void (**)(nx__memory *))m->impl)(m); else free(m->host); }
+static void host_release(nx__memory *m) { free(m->host); }
 
-/* Host memory is always reached through its address (timeline.c); these
-   serve callers that hold a buffer only. */
-static int host_read(nx_buffer *b, int64_t off, void *dst, int64_t n) {
-  memcpy(dst, (char *)b->mem->host + off, (size_t)n);
-  return 0;
-}
-static int host_write(nx_buffer *b, int64_t off, const void *src, int64_t n) {
-  memcpy((char *)b->mem->host + off, src, (size_t)n);
-  return 0;
-}
-static int host_fill(nx_buffer *b, int64_t off, int64_t n, uint8_t v) {
-  memset((char *)b->mem->host + off, v, (size_t)n);
-  return 0;
-}
-
-const nx__backend nx__host_backend = {host_alloc, host_release, host_read, host_write, host_fill, NULL, NULL, NULL};
+const nx__backend nx__host_backend = {host_alloc,      host_release,   nx__plain_read, nx__plain_write,
+                                      nx__plain_fill,  nx__plain_copy, NULL,           NULL};

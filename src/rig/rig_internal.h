@@ -76,6 +76,11 @@ struct nx__memory {
   int64_t bytes;
   void *host;         /* the host address where the host addresses it */
   void *impl;         /* the backend's object (cl_mem, hidden storage) */
+  /* Foreign storage (nx_buffer_wrap_host): its owner's, given back through
+     foreign_release instead of the backend's release. */
+  bool foreign;
+  void (*foreign_release)(void *ctx);
+  void *foreign_ctx;
   _Atomic uint64_t state;
   /* Why it is dead: set by the one thread that makes it dead, right after
      (free) or right before (consume, under its exclusive hold) NX__DEAD. */
@@ -119,6 +124,13 @@ struct nx__job {
 
 extern const nx__backend nx__host_backend, nx__test_backend, nx__opencl_backend;
 
+/* Reads, writes, fills and copies of plain bytes (plain.c), for the host's
+   and the test device's memory. */
+int nx__plain_read(nx_buffer *b, int64_t off, void *dst, int64_t n);
+int nx__plain_write(nx_buffer *b, int64_t off, const void *src, int64_t n);
+int nx__plain_fill(nx_buffer *b, int64_t off, int64_t n, uint8_t v);
+int nx__plain_copy(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t n);
+
 /* The device table (rig.c). */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be);
 void nx__opencl_discover(void);
@@ -130,7 +142,9 @@ int nx__wait_event(nx__event e);
 void nx__lose(nx_device *d);
 bool nx__memory_lost(const nx__memory *m);
 
-/* Memories (buffer.c). */
+/* Memories (buffer.c): a new one of no storage yet, and a new handle on one. */
+nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes);
+nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map);
 void nx__memory_maybe_release(nx__memory *m);
 const char *nx__memory_reason(nx__memory *m);
 const char *nx__buffer_text(const nx_buffer *b, char *t, int cap);

@@ -14,21 +14,5 @@ static int test_alloc(nx_device *d, nx__memory *m) {
 
 static void test_release(nx__memory *m) { free(m->impl); }
 
-static int test_read(nx_buffer *b, int64_t off, void *dst, int64_t n) {
-  memcpy(dst, (char *)b->mem->impl + off, (size_t)n);
-  return 0;
-}
-static int test_write(nx_buffer *b, int64_t off, const void *src, int64_t n) {
-  memcpy((char *)b->mem->impl + off, src, (size_t)n);
-  return 0;
-}
-static int test_fill(nx_buffer *b, int64_t off, int64_t n, uint8_t v) {
-  memset((char *)b->mem->impl + off, v, (size_t)n);
-  return 0;
-}
-static int test_copy(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t n) {
-  memmove((char *)dst->mem->impl + doff, (char *)src->mem->impl + soff, (size_t)n);
-  return 0;
-}
-
-const nx__backend nx__test_backend = {test_alloc, test_release, test_read, test_write, test_fill, test_copy, NULL, NULL};
+const nx__backend nx__test_backend = {test_alloc,     test_release,   nx__plain_read, nx__plain_write,
+                                      nx__plain_fill, nx__plain_copy, NULL,           NULL};
