@@ -173,23 +173,32 @@ int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_
   return add(s, "nx_shape_add_shape_row", &c, r != NULL);
 }
 
-/* Runs one stage to its fixed point: the marks, then the queue and what was
-   deferred, again while bindings happen. */
+/* Runs one stage to its fixed point: the queue and what was deferred, then
+   the marks that act at this stage (terminal marks from stage 3, interior
+   rows from stage 6; before that a mark decides nothing), again while
+   bindings happen. The first pass at a stage visits every such mark; later
+   passes only those a change woke, in the same order: the others would
+   decide as they did. */
 static int run_stage(nx_shape_session *s, int stage) {
   int rc = nx__run(s, stage);
   if (rc || stage == 1) return rc;
   if (stage == 2 && ((rc = nx__stage2_pairs(s)) || (rc = nx__run(s, stage)))) return rc;
-  for (int guard = 0; guard < 1000000; guard++) {
+  unsigned active = (stage >= 3 ? 1u : 0u) | (stage >= 6 ? 2u : 0u);
+  if (!active) return 0;
+  nx__hold *m = &s->marks;
+  m->active = active;
+  m->armed = true;
+  for (bool full = true;; full = false) {
     int64_t before = s->nbinds;
-    nx__pvec m = s->marks;
-    s->marks = s->queue;
-    s->marks.n = 0;
-    s->queue = m;
-    s->qhead = 0;
-    if ((rc = nx__run(s, stage))) return rc;
-    if (s->nbinds == before) break;
+    rc = nx__hold_round(s, m, full, stage);
+    if (!rc) rc = nx__run(s, stage);
+    if (rc || s->nbinds == before || !m->next.n) break;
   }
-  return 0;
+  m->armed = false;
+  m->active = 0;
+  m->next.n = 0;
+  m->round += 2;
+  return rc;
 }
 
 static int taint(nx_shape_session *s, const char *fn, int rc) {
@@ -214,13 +223,13 @@ int nx_shape_solve(nx_shape_session *s, int stage) {
 int nx_shape_finish(nx_shape_session *s) {
   if (!s) return nx__fail(NX_EINVAL, "nx_shape_finish: NULL session");
   int nx__add_shape_rows(nx_shape_session *s);
-  if (!s->tainted && nx__add_shape_rows(s)) return NOMEM("nx_shape_finish");
   int rc = nx__solve_checked(s, "nx_shape_finish", 1);
+  if (!rc && nx__add_shape_rows(s)) return NOMEM("nx_shape_finish");
   for (int stage = 2; stage <= 7 && !rc; stage++) rc = nx__solve_checked(s, "nx_shape_finish", stage);
   if (rc) return rc;
-  if (s->deferred.n) {
-    nx__cons *c = s->deferred.p[0];
-    nx__error(s, c->o, "closing left %d constraint(s) unsolved (the first of kind %d)", s->deferred.n, c->kind);
+  if (s->deferred.nlive) {
+    const nx__cons *c = &s->deferred.p[nx__hold_first(&s->deferred)].c;
+    nx__error(s, c->o, "closing left %d constraint(s) unsolved (the first of kind %d)", s->deferred.nlive, c->kind);
     return taint(s, "nx_shape_finish", NX_EINVAL);
   }
   return 0;

@@ -11,29 +11,35 @@ struct nx__chunk {
   _Alignas(max_align_t) unsigned char data[];
 };
 
-enum { CHUNK = 1 << 16 };
+/* Chunks start small (a session for a few tensors stays small) and double
+   up to CHUNK_MAX; they come zeroed from calloc, and every object in them
+   (pointers, int64_t, no long double) needs at most 8-byte alignment. */
+enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 
-void *nx__shape_alloc(nx_shape_session *s, size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  nx__chunk *c = s->chunks;
+void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
+
+void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
+  n = (n + 7) & ~(size_t)7;
+  nx__chunk *c = *chunks;
   if (!c || c->used + n > c->cap) {
-    size_t cap = n > CHUNK ? n : CHUNK;
-    nx__chunk *k = malloc(sizeof *k + cap);
+    size_t cap = c ? c->cap * 2 : CHUNK_MIN;
+    if (cap > CHUNK_MAX) cap = CHUNK_MAX;
+    if (n > cap) cap = n;
+    nx__chunk *k = calloc(1, sizeof *k + cap);
     if (!k) return NULL;
-    k->used = 0;
     k->cap = cap;
-    if (c && n > CHUNK) { /* keep filling the current chunk after a big one */
+    if (c && n > CHUNK_MAX / 4) { /* a big object: keep filling the current chunk after it */
       k->next = c->next;
       c->next = k;
       k->used = n;
-      return memset(k->data, 0, n);
+      return k->data;
     }
     k->next = c;
-    s->chunks = c = k;
+    *chunks = c = k;
   }
   void *p = c->data + c->used;
   c->used += n;
-  return memset(p, 0, n);
+  return p;
 }
 
 const char *nx__shape_strdup(nx_shape_session *s, const char *str) {
@@ -75,6 +81,8 @@ int nx_shape_session_new(nx_shape_session **out) {
   nx_shape_session *s = calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   s->nvars = 1;
+  nx__hold_init(&s->marks, 0);
+  nx__hold_init(&s->deferred, 1);
   s->top = nx__dim_solved(s, 1, NX_BASIS_BCAST);
   s->one_default = nx__dim_solved(s, 1, NX_BASIS_DEFAULT);
   if (!s->top || !s->one_default) {
@@ -91,16 +99,25 @@ void nx_shape_session_free(nx_shape_session *s) {
     nx__var *v = &s->vars[i];
     free(v->res.p);
     free(v->opnd.p);
-    free(v->lower.p);
-    free(v->watch.p);
+    if (v->is_row) {
+      free(v->lower.p);
+      free(v->watch.p);
+    }
   }
   free(s->vars);
+  free(s->val);
+  free(s->self);
   free(s->pending.p);
   free(s->queue.p);
-  free(s->deferred.p);
-  free(s->marks.p);
+  nx__hold_free(&s->marks);
+  nx__hold_free(&s->deferred);
+  free(s->wk);
   free(s->tensors.p);
   for (nx__chunk *c = s->chunks, *n; c; c = n) {
+    n = c->next;
+    free(c);
+  }
+  for (nx__chunk *c = s->self_chunks, *n; c; c = n) {
     n = c->next;
     free(c);
   }

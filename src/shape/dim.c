@@ -13,11 +13,19 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
     nx__var *p = realloc(s->vars, (size_t)nc * sizeof *p);
     if (!p) return NX_ENOMEM;
     s->vars = p;
+    nx__val *q = realloc(s->val, (size_t)nc * sizeof *q);
+    if (!q) return NX_ENOMEM;
+    s->val = q;
+    q = realloc(s->self, (size_t)nc * sizeof *q);
+    if (!q) return NX_ENOMEM;
+    s->self = q;
     s->capvars = nc;
   }
   int id = s->nvars;
   nx__var *v = &s->vars[id];
   memset(v, 0, sizeof *v);
+  s->val[id].d = NULL;
+  s->self[id].d = NULL;
   v->is_row = is_row;
   v->name = nx__shape_strdup(s, name);
   v->up = id;
@@ -37,13 +45,12 @@ const nx_dim *nx__dim_solved(nx_shape_session *s, int64_t d, const char *basis) 
 }
 
 const nx_dim *nx__dim_var(nx_shape_session *s, int v) {
-  nx__var *e = &s->vars[v];
-  if (e->self_dim) return e->self_dim;
-  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  if (s->self[v].d) return s->self[v].d;
+  nx_dim *x = nx__shape_alloc_in(&s->self_chunks, sizeof *x);
   if (!x) return NULL;
   x->kind = NX__D_VAR;
   x->var = v;
-  s->vars[v].self_dim = x;
+  s->self[v].d = x;
   return x;
 }
 
@@ -63,9 +70,13 @@ const nx_row *nx__row_new(nx_shape_session *s, const nx_dim *const *beg, int nbe
 }
 
 const nx_row *nx__row_of_var(nx_shape_session *s, int v) {
-  nx__var *e = &s->vars[v];
-  if (!e->self_row) e->self_row = nx__row_new(s, NULL, 0, NULL, 0, v);
-  return s->vars[v].self_row;
+  if (s->self[v].r) return s->self[v].r;
+  nx_row *r = nx__shape_alloc_in(&s->self_chunks, sizeof *r);
+  if (!r) return NULL;
+  r->beg = r->dims = (const nx_dim **)(r + 1);
+  r->var = v;
+  s->self[v].r = r;
+  return r;
 }
 
 bool nx__is_top(const nx_dim *d) { return d->kind == NX__D_SOLVED && d->d == 1 && !strcmp(d->basis, NX_BASIS_BCAST); }
@@ -80,10 +91,10 @@ static int64_t conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t
 const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
-    nx__var *e = &s->vars[d->var];
-    if (!e->dval) return d;
-    const nx_dim *v = nx__dsub(s, e->dval);
-    s->vars[d->var].dval = v; /* path compression */
+    const nx_dim *x = s->val[d->var].d;
+    if (!x) return d;
+    const nx_dim *v = nx__dsub(s, x);
+    s->val[d->var].d = v; /* path compression */
     return v;
   }
   case NX__D_AFFINE: {
@@ -127,10 +138,10 @@ const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
    v := {l'; r'; b'} is {l@l'; r'@r; b'}. */
 const nx_row *nx__rsub(nx_shape_session *s, const nx_row *r) {
   if (!r->var) return r;
-  nx__var *e = &s->vars[r->var];
-  if (!e->rval) return r;
-  const nx_row *v = nx__rsub(s, e->rval);
-  s->vars[r->var].rval = v;
+  const nx_row *rv = s->val[r->var].r;
+  if (!rv) return r;
+  const nx_row *v = nx__rsub(s, rv);
+  s->val[r->var].r = v; /* path compression */
   if (!r->nbeg && !r->ndims) return v;
   int nb = r->nbeg + v->nbeg, nd = v->ndims + r->ndims;
   nx_row *x = nx__shape_alloc(s, sizeof *x + (size_t)(nb + nd) * sizeof(nx_dim *));

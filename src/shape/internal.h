@@ -14,6 +14,7 @@
 /* ---- Arena ---- */
 typedef struct nx__chunk nx__chunk;
 void *nx__shape_alloc(nx_shape_session *s, size_t n);
+void *nx__shape_alloc_in(nx__chunk **chunks, size_t n);
 const char *nx__shape_strdup(nx_shape_session *s, const char *str);
 
 /* A growable array of pointers or ints, malloc-backed. */
@@ -46,9 +47,13 @@ struct nx_row {
 
 /* ---- Origins: a leaf names an operation; a derived one joins two ---- */
 typedef struct nx__origin {
-  const char *operation, *lhs_name, *rhs_name;
-  int lhs_kind, rhs_kind;
-  const struct nx__origin *a, *b; /* derived: both set, names NULL */
+  union {
+    struct { const char *operation, *lhs_name; };
+    struct { const struct nx__origin *a, *b; }; /* derived */
+  };
+  const char *rhs_name;
+  signed char lhs_kind, rhs_kind;
+  bool derived;
 } nx__origin;
 
 /* ---- Constraints ---- */
@@ -59,16 +64,47 @@ enum {
 
 typedef struct nx__cons {
   int kind;
-  const nx_dim *d1, *d2;
-  const nx_row *r1, *r2;
-  const nx_row **rows; /* total, exact */
-  int nrows;
-  const nx_dim **exact;
-  int nexact;
-  int64_t n; /* at least, total */
   bool is_param;
+  int nrows, nexact;
+  union { const nx_dim *d1; const nx_row *r1; };
+  union { const nx_dim *d2; const nx_row *r2; };
+  const nx_row **rows; /* total, exact */
+  const nx_dim **exact;
+  int64_t n; /* at least, total */
   const nx__origin *o;
 } nx__cons;
+
+/* A growable array of constraints held by value. */
+typedef struct { nx__cons *p; int n, cap; } nx__cvec;
+int nx__cvec_push(nx__cvec *v, const nx__cons *c);
+
+/* A held constraint: a mark kept for a later stage, or a deferred one. Its
+   id is its index in the pool, so ids follow the order of arrival, which is
+   the order the solver visits them in. */
+typedef struct nx__held {
+  nx__cons c;
+  int qp;    /* the round it is queued for */
+  int group; /* marks: 0 terminal, 1 interior (shape) rows */
+  bool alive;
+} nx__held;
+
+/* Held constraints (the marks, or the deferred constraints) and the work
+   list of those to revisit: an entry is registered on the variables it
+   reads, and a change to one of them (nx__touch) queues it, for the current
+   round if it comes later in the order, else for the next round. */
+typedef struct nx__hold {
+  nx__held *p;
+  int n, cap, nlive;
+  nx__ivec live[2]; /* ids per group, ascending; dead ones dropped lazily */
+  nx__ivec heap;    /* woken during a round, later in the order */
+  nx__ivec next;    /* woken for the next round */
+  nx__ivec seq;     /* scratch: the ids a round visits */
+  int round, cur;   /* cur: the id being run, INT_MAX between rounds */
+  unsigned active;  /* groups that run at this stage */
+  bool armed;       /* wakes are recorded (marks: only inside a stage loop) */
+  int tag;          /* 0 marks, 1 deferred */
+  int stage;        /* deferred: the stage of the last full round */
+} nx__hold;
 
 /* A lower bound of a row variable: row <= <owner>, alive until re-emitted. */
 typedef struct nx__lbound {
@@ -84,38 +120,56 @@ typedef struct nx__edge {
   struct nx__edge *next;
 } nx__edge;
 
-/* One variable: a dim variable or a row variable. */
+/* A variable's solution, NULL while unsolved. Solutions are kept in their
+   own dense table (s->val): substitution reads them far more often than
+   anything else about a variable. */
+typedef union {
+  const nx_dim *d; /* dim */
+  const nx_row *r; /* row */
+} nx__val;
+
+/* One variable: a dim variable or a row variable (is_row); the fields of
+   the other kind share its storage. */
 typedef struct nx__var {
-  bool is_row;
   const char *name;
-  const nx_dim *dval;  /* dim: solution, NULL when unsolved */
-  const nx_row *rval;  /* row: solution, NULL when unsolved */
-  const nx_dim *self_dim;
-  const nx_row *self_row;
-  nx__ivec res, opnd;  /* variables below / above */
-  const nx_dim *glb;   /* dim: join of ground lower bounds */
-  const nx__origin *glb_o;
-  int64_t at_least;
-  nx__pvec lower;      /* row: nx__lbound* stored on this var */
-  nx__pvec watch;      /* row: nx__lbound* whose row mentions this var */
-  bool is_param, safe_to_guess, in_pointwise, in_spec, hidden_param;
+  nx__ivec res, opnd; /* variables below / above */
+  union {
+    struct {                    /* dim */
+      const nx_dim *glb;        /* join of ground lower bounds */
+      const nx__origin *glb_o;
+      int64_t at_least;
+    };
+    struct {                    /* row */
+      nx__pvec lower;           /* nx__lbound* stored on this var */
+      nx__pvec watch;           /* nx__lbound* whose row mentions this var */
+      nx__edge *edges, *edges_tail;
+      int nin, nout, stamp, dist;
+    };
+  };
   /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
   int up, off;
-  bool closed_class;
-  nx__edge *edges, *edges_tail;
-  int nin, nout;
-  int stamp, dist;
+  int wake; /* head of its list of held constraints that read it, 0: none */
+  bool is_row, is_param, safe_to_guess, in_pointwise, in_spec, hidden_param, closed_class;
 } nx__var;
 
 struct nx_shape_session {
   nx__chunk *chunks;
   nx__var *vars; /* index 0 unused */
+  nx__val *val;  /* solutions, by variable */
+  nx__val *self; /* the dim or row that is just the variable, made on first use */
+  nx__chunk *self_chunks; /* where those are made: together, in variable order */
   int nvars, capvars;
-  nx__pvec pending, queue, deferred, marks, tensors;
+  nx__cvec pending, queue;
+  nx__hold marks, deferred;
+  nx__pvec tensors;
+  struct { int code, next; } *wk; /* wake lists: code = id << 1 | tag */
+  int nwk, capwk;
   int qhead;
-  int64_t nprocessed, nbinds;
+  int64_t nprocessed, nbinds, nchanges;
   int stamp;
   bool tainted;
+  int stage;      /* the stage being solved */
+  bool wake_lost; /* a wake could not be recorded (out of memory) */
   char taint[512];
   char err[900];
   const nx_dim *top, *one_default;
@@ -140,8 +194,9 @@ int nx__dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap);
 int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
 
 /* ---- solve.c ---- */
-int nx__push(nx_shape_session *s, nx__pvec *where, const nx__cons *c);
+int nx__push(nx_shape_session *s, nx__cvec *where, const nx__cons *c);
 int nx__run(nx_shape_session *s, int stage);
+int nx__step(nx_shape_session *s, const nx__cons *c, int stage);
 int nx__error(nx_shape_session *s, const nx__origin *o, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -165,6 +220,22 @@ int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage);
 int nx__close_mark(nx_shape_session *s, const nx__cons *c, int stage);
 int nx__solve_rows_constr(nx_shape_session *s, const nx__cons *c, int stage);
 int nx__stage2_pairs(nx_shape_session *s);
+
+/* ---- hold.c: marks and deferred constraints, woken by what they read ---- */
+void nx__hold_init(nx__hold *h, int tag);
+void nx__hold_free(nx__hold *h);
+int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed);
+int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage);
+int nx__hold_first(const nx__hold *h); /* the first live id, or -1 */
+void nx__wake(nx_shape_session *s, int v);
+/* v changed (bound, a new bound or lower bound, a flag): wake its readers. */
+static inline void nx__touch(nx_shape_session *s, int v) {
+  s->nchanges++;
+  if (s->vars[v].wake) nx__wake(s, v);
+}
+/* An entry whose own step changed something is revisited in the next round
+   (it may read what it changed before it was registered on it). */
+int nx__hold_requeue(nx_shape_session *s, nx__hold *h, int id);
 
 /* Results of a constraint step besides 0 and negative statuses. */
 #define NX__DEFER 1

@@ -18,11 +18,23 @@ static int push_row(nx_shape_session *s, int kind, const nx_row *a, const nx_row
 
 static const nx_row *empty_row(nx_shape_session *s) { return nx__row_new(s, NULL, 0, NULL, 0, 0); }
 
+/* Whether the re-emitted bound <w> <= val (or val <= <w>) would be <x> <= <x>
+   for one row variable x: before stage 6 its step does nothing, so it is not
+   emitted (from stage 6 it would close x). */
+static bool trivial(nx_shape_session *s, int w, const nx_row *val) {
+  if (s->stage >= 6 || val->nbeg || val->ndims || !val->var) return false;
+  const nx_row *x = s->val[w].r;
+  if (!x) return w == val->var; /* <w> itself */
+  x = nx__rsub(s, x);
+  return !x->nbeg && !x->ndims && x->var == val->var;
+}
+
 int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
   if (!val) return NX_ENOMEM;
   nx__var *e = &s->vars[v];
-  e->rval = val;
+  s->val[v].r = val;
   s->nbinds++;
+  nx__touch(s, v);
   int rc = nx__rank_union(s, v, val);
   e = &s->vars[v];
   for (int i = 0; i < e->lower.n && !rc; i++) {
@@ -31,22 +43,28 @@ int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin
     lb->alive = false;
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, val, nx__origin_join(s, lb->o, o));
   }
-  for (int i = 0; i < e->res.n && !rc; i++) rc = push_row(s, NX__C_ROW_INEQ, nx__row_of_var(s, e->res.p[i]), val, o);
+  for (int i = 0; i < e->res.n && !rc; i++)
+    if (!trivial(s, e->res.p[i], val)) rc = push_row(s, NX__C_ROW_INEQ, nx__row_of_var(s, e->res.p[i]), val, o);
   for (int i = 0; i < e->opnd.n && !rc; i++)
-    rc = push_row(s, NX__C_ROW_INEQ, val, nx__row_of_var(s, e->opnd.p[i]), o);
+    if (!trivial(s, e->opnd.p[i], val)) rc = push_row(s, NX__C_ROW_INEQ, val, nx__row_of_var(s, e->opnd.p[i]), o);
   for (int i = 0; i < e->watch.n && !rc; i++) {
     nx__lbound *lb = e->watch.p[i];
     if (!lb->alive) continue;
     lb->alive = false;
+    nx__touch(s, lb->owner); /* its join of lower bounds changed */
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, nx__row_of_var(s, lb->owner), lb->o);
   }
   if (val->var) {
     nx__var *w = &s->vars[val->var];
+    bool was[5] = {w->is_param, w->safe_to_guess, w->in_pointwise, w->in_spec, w->hidden_param};
     w->is_param |= e->is_param;
     w->safe_to_guess |= e->safe_to_guess;
     w->in_pointwise |= e->in_pointwise;
     w->in_spec |= e->in_spec;
     w->hidden_param |= e->hidden_param;
+    if (was[0] != w->is_param || was[1] != w->safe_to_guess || was[2] != w->in_pointwise || was[3] != w->in_spec ||
+        was[4] != w->hidden_param)
+      nx__touch(s, val->var);
   }
   return rc;
 }
@@ -212,6 +230,7 @@ static int add_lower(nx_shape_session *s, int w, const nx_row *L, const nx__orig
   lb->o = o;
   lb->alive = true;
   if (nx__pvec_push(&s->vars[w].lower, lb)) return NX_ENOMEM;
+  nx__touch(s, w);
   if (L->var && nx__pvec_push(&s->vars[L->var].watch, lb)) return NX_ENOMEM;
   if (L->var) return 0;
   const nx_row *g = nx__row_glb(s, w);

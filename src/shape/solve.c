@@ -16,8 +16,8 @@ const nx__origin *nx__origin_make(nx_shape_session *s, const nx_shape_origin *o)
   x->operation = nx__shape_strdup(s, o->operation);
   x->lhs_name = nx__shape_strdup(s, o->lhs_name ? o->lhs_name : "?");
   x->rhs_name = nx__shape_strdup(s, o->rhs_name ? o->rhs_name : "?");
-  x->lhs_kind = o->lhs_kind;
-  x->rhs_kind = o->rhs_kind;
+  x->lhs_kind = (signed char)o->lhs_kind;
+  x->rhs_kind = (signed char)o->rhs_kind;
   return x;
 }
 
@@ -28,13 +28,14 @@ const nx__origin *nx__origin_join(nx_shape_session *s, const nx__origin *a, cons
   if (!x) return a;
   x->a = a;
   x->b = b;
+  x->derived = true;
   return x;
 }
 
 /* Collects up to `max` distinct leaf origins, most recent first. */
 static void leaves(const nx__origin *o, const nx__origin **out, int *n, int max, int depth) {
   if (!o || *n >= max || depth > 40) return;
-  if (o->a) {
+  if (o->derived) {
     leaves(o->b, out, n, max, depth + 1);
     leaves(o->a, out, n, max, depth + 1);
     return;
@@ -61,11 +62,9 @@ int nx__error(nx_shape_session *s, const nx__origin *o, const char *fmt, ...) {
   return NX_EINVAL;
 }
 
-int nx__push(nx_shape_session *s, nx__pvec *where, const nx__cons *c) {
-  nx__cons *x = nx__shape_alloc(s, sizeof *x);
-  if (!x) return NX_ENOMEM;
-  *x = *c;
-  return nx__pvec_push(where, x) ? NX_ENOMEM : 0;
+int nx__push(nx_shape_session *s, nx__cvec *where, const nx__cons *c) {
+  (void)s;
+  return nx__cvec_push(where, c);
 }
 
 static int push_dim(nx_shape_session *s, int kind, const nx_dim *a, const nx_dim *b, const nx__origin *o) {
@@ -84,12 +83,19 @@ static int describe(nx_shape_session *s, const nx_dim *a, const nx_dim *b, char 
 /* v := val: the bounds stored on v are re-emitted against val. */
 static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__origin *o) {
   nx__var *e = &s->vars[v];
-  e->dval = val;
+  s->val[v].d = val;
   s->nbinds++;
+  nx__touch(s, v);
   int rc = 0;
-  for (int i = 0; i < e->res.n && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, nx__dim_var(s, e->res.p[i]), val, o);
-  for (int i = 0; i < e->opnd.n && !rc; i++)
-    rc = push_dim(s, NX__C_DIM_INEQ, val, nx__dim_var(s, e->opnd.p[i]), o);
+  /* A re-emitted bound between equal dims would do nothing: it is not emitted. */
+  for (int i = 0; i < e->res.n && !rc; i++) {
+    const nx_dim *x = nx__dim_var(s, e->res.p[i]);
+    if (!nx__dim_equal(nx__dsub(s, x), val)) rc = push_dim(s, NX__C_DIM_INEQ, x, val, o);
+  }
+  for (int i = 0; i < e->opnd.n && !rc; i++) {
+    const nx_dim *x = nx__dim_var(s, e->opnd.p[i]);
+    if (!nx__dim_equal(nx__dsub(s, x), val)) rc = push_dim(s, NX__C_DIM_INEQ, val, x, o);
+  }
   if (!rc && e->glb) rc = push_dim(s, NX__C_DIM_INEQ, e->glb, val, nx__origin_join(s, e->glb_o, o));
   if (!rc && e->at_least) {
     nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = val, .n = e->at_least, .o = o};
@@ -97,7 +103,10 @@ static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__ori
   }
   if (val->kind == NX__D_VAR) {
     nx__var *w = &s->vars[val->var];
-    w->is_param |= e->is_param;
+    if (e->is_param && !w->is_param) {
+      w->is_param = true;
+      nx__touch(s, val->var);
+    }
   }
   return rc;
 }
@@ -217,6 +226,7 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
     if (!e->glb) {
       e->glb = r;
       e->glb_o = o;
+      nx__touch(s, p->var);
       int rc = 0;
       for (int i = 0; i < e->opnd.n && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, r, nx__dim_var(s, e->opnd.p[i]), o);
       return rc;
@@ -226,6 +236,7 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
     const nx__origin *jo = nx__origin_join(s, e->glb_o, o);
     e->glb = s->top;
     e->glb_o = jo;
+    nx__touch(s, p->var);
     return nx__unify_dim(s, p, s->top, jo); /* distinct atoms join to the top */
   }
   if (r->kind == NX__D_VAR) return nx__unify_dim(s, r, p, o);
@@ -238,7 +249,10 @@ static int at_least(nx_shape_session *s, const nx__cons *c) {
   const nx_dim *d = nx__dsub(s, c->d1);
   if (d->kind == NX__D_VAR) {
     nx__var *e = &s->vars[d->var];
-    if (c->n > e->at_least) e->at_least = c->n;
+    if (c->n > e->at_least) {
+      e->at_least = c->n;
+      nx__touch(s, d->var);
+    }
     return 0;
   }
   if (d->kind == NX__D_SOLVED && d->d < c->n && !nx__is_top(d))
@@ -247,7 +261,7 @@ static int at_least(nx_shape_session *s, const nx__cons *c) {
   return 0;
 }
 
-static int step(nx_shape_session *s, const nx__cons *c, int stage) {
+int nx__step(nx_shape_session *s, const nx__cons *c, int stage) {
   switch (c->kind) {
   case NX__C_DIM_EQ: return nx__unify_dim(s, c->d1, c->d2, c->o);
   case NX__C_DIM_INEQ: return solve_dim_ineq(s, c->d1, c->d2, c->o, stage);
@@ -260,31 +274,61 @@ static int step(nx_shape_session *s, const nx__cons *c, int stage) {
   }
 }
 
+/* Processes the queue in order; what is deferred or kept joins its hold. */
+static int drain(nx_shape_session *s, int stage) {
+  int rc = 0;
+  while (!rc && s->qhead < s->queue.n) {
+    nx__cons c = s->queue.p[s->qhead++];
+    s->nprocessed++;
+    int64_t before = s->nchanges;
+    rc = nx__step(s, &c, stage);
+    if (rc == NX__DEFER) rc = nx__hold_add(s, &s->deferred, &c, s->nchanges != before);
+    else if (rc == NX__KEEP) rc = nx__hold_add(s, &s->marks, &c, s->nchanges != before);
+    if (!rc && s->wake_lost) rc = NX_ENOMEM;
+    if (s->qhead > 4096 && s->qhead > s->queue.n / 2) { /* reuse the consumed prefix */
+      memmove(s->queue.p, s->queue.p + s->qhead, (size_t)(s->queue.n - s->qhead) * sizeof *s->queue.p);
+      s->queue.n -= s->qhead;
+      s->qhead = 0;
+    }
+  }
+  s->queue.n = s->qhead = 0;
+  return rc;
+}
+
+/* The queue, then the deferred constraints while bindings happen. The
+   first round at a stage retries every deferred constraint (a step may
+   decide differently at a later stage); later rounds only those whose
+   variables changed, which are all that could decide differently. */
 int nx__run(nx_shape_session *s, int stage) {
-  for (int i = 0; i < s->pending.n; i++)
-    if (nx__pvec_push(&s->queue, s->pending.p[i])) return NX_ENOMEM;
+  s->stage = stage;
+  if (s->queue.n == s->qhead) { /* the queue is empty: take the pending list whole */
+    nx__cvec t = s->queue;
+    s->queue = s->pending;
+    s->pending = t;
+    s->qhead = 0;
+  } else
+    for (int i = 0; i < s->pending.n; i++)
+      if (nx__cvec_push(&s->queue, &s->pending.p[i])) return NX_ENOMEM;
   s->pending.n = 0;
+  nx__hold *d = &s->deferred;
+  bool full = d->stage != stage;
   int64_t last = -1;
   for (;;) {
-    while (s->qhead < s->queue.n) {
-      nx__cons *c = s->queue.p[s->qhead++];
-      s->nprocessed++;
-      int rc = step(s, c, stage);
-      if (rc < 0) {
-        s->queue.n = s->qhead = 0;
-        return rc;
-      }
-      if ((rc == NX__DEFER && nx__pvec_push(&s->deferred, c)) || (rc == NX__KEEP && nx__pvec_push(&s->marks, c))) {
-        s->queue.n = s->qhead = 0;
-        return NX_ENOMEM;
-      }
+    int rc = drain(s, stage);
+    if (rc) return rc;
+    if (!d->nlive) {
+      d->stage = stage;
+      d->next.n = 0;
+      break;
     }
-    s->queue.n = s->qhead = 0;
-    if (!s->deferred.n || s->nbinds == last) break;
+    if (s->nbinds == last || (!full && !d->next.n)) break;
     last = s->nbinds;
-    nx__pvec t = s->queue;
-    s->queue = s->deferred;
-    s->deferred = t;
+    if ((rc = nx__hold_round(s, d, full, stage))) {
+      s->queue.n = s->qhead = 0;
+      return rc;
+    }
+    full = false;
+    d->stage = stage;
   }
   return 0;
 }

@@ -38,8 +38,8 @@ static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_te
   o->operation = op;
   o->lhs_name = l->label;
   o->rhs_name = r->label;
-  o->lhs_kind = lk;
-  o->rhs_kind = rk;
+  o->lhs_kind = (signed char)lk;
+  o->rhs_kind = (signed char)rk;
   return o;
 }
 
@@ -290,7 +290,9 @@ const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_kind kind) {
 
 const char *nx_tensor_label(const nx_tensor *t) { return t ? t->label : NULL; }
 
-/* Closing adds an interior mark for every row of every tensor. */
+/* Closing adds an interior mark for every row of every tensor. Such a mark
+   does nothing before stage 6, so it goes straight to the held marks, after
+   those already there (the order a pass over the queue would keep). */
 int nx__add_shape_rows(nx_shape_session *s);
 int nx__add_shape_rows(nx_shape_session *s) {
   for (int i = 0; i < s->tensors.n; i++) {
@@ -298,7 +300,7 @@ int nx__add_shape_rows(nx_shape_session *s) {
     for (int k = 0; k < 3; k++) {
       nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param,
                     .o = origin(s, "closing", t, k, t, k)};
-      if (nx__push(s, &s->pending, &c)) return NX_ENOMEM;
+      if (!c.o || nx__hold_add(s, &s->marks, &c, false)) return NX_ENOMEM;
     }
   }
   return 0;

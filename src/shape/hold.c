@@ -1,0 +1,288 @@
+/* Held constraints: the marks kept for later stages and the constraints
+   deferred until more is known. Each is registered on the variables it
+   reads (those of its dims and rows under the current solution); a change to
+   one of them (a binding, a new lower bound, a flag) wakes it. A round
+   visits the woken entries in arrival order, so it does what a pass over
+   every entry would do: an entry none of whose variables changed since its
+   last visit at this stage would decide the same again, with no effect. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void nx__hold_init(nx__hold *h, int tag) {
+  memset(h, 0, sizeof *h);
+  h->tag = tag;
+  h->cur = INT_MAX;
+  h->armed = tag == 1;
+  h->active = tag == 1 ? 1u : 0u;
+}
+
+void nx__hold_free(nx__hold *h) {
+  free(h->p);
+  free(h->live[0].p);
+  free(h->live[1].p);
+  free(h->heap.p);
+  free(h->next.p);
+  free(h->seq.p);
+}
+
+int nx__cvec_push(nx__cvec *v, const nx__cons *c) {
+  if (v->n == v->cap) {
+    int nc = v->cap ? v->cap * 2 : 64;
+    nx__cons *p = realloc(v->p, (size_t)nc * sizeof *p);
+    if (!p) return NX_ENOMEM;
+    v->p = p;
+    v->cap = nc;
+  }
+  v->p[v->n++] = *c;
+  return 0;
+}
+
+/* ---- Registration: the variables a constraint reads ---- */
+
+static int reg(nx_shape_session *s, int v, int code) {
+  nx__var *e = &s->vars[v];
+  if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
+  if (s->nwk + 1 >= s->capwk) {
+    int nc = s->capwk ? s->capwk * 2 : 1024;
+    void *p = realloc(s->wk, (size_t)nc * sizeof *s->wk);
+    if (!p) return NX_ENOMEM;
+    s->wk = p;
+    s->capwk = nc;
+  }
+  int i = ++s->nwk; /* index 0 is "none" */
+  s->wk[i].code = code;
+  s->wk[i].next = e->wake;
+  e->wake = i;
+  return 0;
+}
+
+static int reg_dim(nx_shape_session *s, const nx_dim *d, int code) {
+  switch (d->kind) {
+  case NX__D_VAR: {
+    const nx_dim *v = s->val[d->var].d;
+    return v ? reg_dim(s, v, code) : reg(s, d->var, code);
+  }
+  case NX__D_AFFINE: {
+    int rc = reg_dim(s, d->over, code);
+    return rc || !d->kernel ? rc : reg_dim(s, d->kernel, code);
+  }
+  case NX__D_CONCAT:
+    for (int i = 0; i < d->nparts; i++) {
+      int rc = reg_dim(s, d->parts[i], code);
+      if (rc) return rc;
+    }
+  }
+  return 0;
+}
+
+static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
+  for (;;) {
+    for (int i = 0; i < r->nbeg + r->ndims; i++) {
+      int rc = reg_dim(s, r->beg[i], code); /* beg and dims are contiguous */
+      if (rc) return rc;
+    }
+    if (!r->var) return 0;
+    const nx_row *v = s->val[r->var].r;
+    if (!v) return reg(s, r->var, code);
+    r = v;
+  }
+}
+
+static int watch(nx_shape_session *s, nx__hold *h, int id) {
+  const nx__cons *c = &h->p[id].c;
+  int code = id << 1 | h->tag, rc = 0;
+  switch (c->kind) {
+  case NX__C_DIM_EQ:
+  case NX__C_DIM_INEQ:
+    rc = reg_dim(s, c->d1, code);
+    return rc ? rc : reg_dim(s, c->d2, code);
+  case NX__C_AT_LEAST:
+  case NX__C_TERM_DIM: return reg_dim(s, c->d1, code);
+  case NX__C_ROW_EQ:
+  case NX__C_ROW_INEQ:
+    rc = reg_row(s, c->r1, code);
+    return rc ? rc : reg_row(s, c->r2, code);
+  case NX__C_TOTAL:
+  case NX__C_EXACT:
+    for (int i = 0; i < c->nrows && !rc; i++) rc = reg_row(s, c->rows[i], code);
+    for (int i = 0; i < c->nexact && !rc; i++) rc = reg_dim(s, c->exact[i], code);
+    return rc;
+  default: return reg_row(s, c->r1, code);
+  }
+}
+
+/* ---- The pool ---- */
+
+static void compact(nx__hold *h) {
+  for (int g = 0; g < 2; g++) {
+    int k = 0;
+    for (int i = 0; i < h->live[g].n; i++)
+      if (h->p[h->live[g].p[i]].alive) h->live[g].p[k++] = h->live[g].p[i];
+    h->live[g].n = k;
+  }
+}
+
+int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed) {
+  if (h->live[0].n + h->live[1].n > 2 * h->nlive + 64) compact(h);
+  if (h->n == h->cap) {
+    int nc = h->cap ? h->cap * 2 : 256;
+    nx__held *p = realloc(h->p, (size_t)nc * sizeof *p);
+    if (!p) return NX_ENOMEM;
+    h->p = p;
+    h->cap = nc;
+  }
+  int id = h->n++, g = h->tag == 0 && c->kind == NX__C_SHAPE_ROW;
+  nx__held *x = &h->p[id];
+  x->c = *c;
+  x->qp = 0;
+  x->group = g;
+  x->alive = true;
+  h->nlive++;
+  if (nx__ivec_push(&h->live[g], id)) return NX_ENOMEM;
+  if (!h->armed) return 0;
+  int rc = watch(s, h, id);
+  return rc || !changed ? rc : nx__hold_requeue(s, h, id);
+}
+
+int nx__hold_first(const nx__hold *h) {
+  int best = -1;
+  for (int g = 0; g < 2; g++)
+    for (int i = 0; i < h->live[g].n; i++)
+      if (h->p[h->live[g].p[i]].alive) {
+        if (best < 0 || h->live[g].p[i] < best) best = h->live[g].p[i];
+        break;
+      }
+  return best;
+}
+
+/* ---- Waking ---- */
+
+static int heap_push(nx__ivec *q, int x) {
+  if (nx__ivec_push(q, x)) return NX_ENOMEM;
+  int i = q->n - 1;
+  while (i > 0 && q->p[(i - 1) / 2] > q->p[i]) {
+    int p = (i - 1) / 2, t = q->p[p];
+    q->p[p] = q->p[i];
+    q->p[i] = t;
+    i = p;
+  }
+  return 0;
+}
+
+static int heap_pop(nx__ivec *q) {
+  int top = q->p[0], i = 0;
+  q->p[0] = q->p[--q->n];
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < q->n && q->p[l] < q->p[m]) m = l;
+    if (r < q->n && q->p[r] < q->p[m]) m = r;
+    if (m == i) return top;
+    int t = q->p[m];
+    q->p[m] = q->p[i];
+    q->p[i] = t;
+    i = m;
+  }
+}
+
+int nx__hold_requeue(nx_shape_session *s, nx__hold *h, int id) {
+  (void)s;
+  nx__held *x = &h->p[id];
+  if (!h->armed || !x->alive || x->qp == h->round + 1) return 0;
+  x->qp = h->round + 1;
+  return nx__ivec_push(&h->next, id) ? NX_ENOMEM : 0;
+}
+
+static void wake_one(nx_shape_session *s, nx__hold *h, int id) {
+  if (!h->armed || id >= h->n) return;
+  nx__held *x = &h->p[id];
+  if (!x->alive || !(h->active >> x->group & 1u)) return;
+  if (id > h->cur) { /* later in this round's order: run it in this round */
+    if (x->qp == h->round) return;
+    x->qp = h->round;
+    if (heap_push(&h->heap, id)) s->wake_lost = true;
+    return;
+  }
+  if (x->qp == h->round + 1) return;
+  x->qp = h->round + 1;
+  if (nx__ivec_push(&h->next, id)) s->wake_lost = true;
+}
+
+void nx__wake(nx_shape_session *s, int v) {
+  for (int i = s->vars[v].wake; i; i = s->wk[i].next) {
+    int code = s->wk[i].code;
+    wake_one(s, code & 1 ? &s->deferred : &s->marks, code >> 1);
+  }
+}
+
+/* ---- Rounds ---- */
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The outcome of running entry id of h: kept (registered again on what it
+   reads now), dropped, or moved to the other hold. */
+static int settle(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c, int rc, bool changed) {
+  int stay = h->tag == 0 ? NX__KEEP : NX__DEFER;
+  if (rc == stay) {
+    if (!h->armed) return 0;
+    rc = watch(s, h, id);
+    return rc || !changed ? rc : nx__hold_requeue(s, h, id);
+  }
+  h->p[id].alive = false;
+  h->nlive--;
+  if (rc == NX__KEEP) return nx__hold_add(s, &s->marks, c, changed);
+  if (rc == NX__DEFER) return nx__hold_add(s, &s->deferred, c, changed);
+  return 0;
+}
+
+int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
+  s->stage = stage;
+  h->round += 1;
+  h->heap.n = 0;
+  nx__ivec *seq = &h->seq;
+  seq->n = 0;
+  if (full) {
+    compact(h);
+    nx__ivec *a = &h->live[0], *b = &h->live[1];
+    bool ua = h->active & 1u, ub = h->active & 2u;
+    int i = 0, j = 0;
+    while ((ua && i < a->n) || (ub && j < b->n)) {
+      int x;
+      if (ua && i < a->n && (!ub || j >= b->n || a->p[i] < b->p[j])) x = a->p[i++];
+      else x = b->p[j++];
+      if (nx__ivec_push(seq, x)) return NX_ENOMEM;
+      h->p[x].qp = h->round;
+    }
+    h->next.n = 0;
+  } else {
+    nx__ivec t = *seq;
+    *seq = h->next;
+    h->next = t;
+    h->next.n = 0;
+    qsort(seq->p, (size_t)seq->n, sizeof *seq->p, cmp_int);
+  }
+  int i = 0, rc = 0;
+  while (!rc) {
+    int id;
+    if (i < seq->n && (!h->heap.n || seq->p[i] < h->heap.p[0])) id = seq->p[i++];
+    else if (h->heap.n) id = heap_pop(&h->heap);
+    else break;
+    nx__held *x = &h->p[id];
+    if (!x->alive || !(h->active >> x->group & 1u)) continue;
+    h->cur = id;
+    nx__cons c = x->c;
+    s->nprocessed++;
+    int64_t before = s->nchanges;
+    rc = nx__step(s, &c, stage);
+    if (rc >= 0) rc = settle(s, h, id, &c, rc, s->nchanges != before);
+    if (!rc && s->wake_lost) rc = NX_ENOMEM;
+  }
+  h->cur = INT_MAX;
+  h->heap.n = 0;
+  return rc;
+}
