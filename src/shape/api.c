@@ -147,13 +147,10 @@ int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int
 int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims, int ndims,
                        const nx_shape_origin *o) {
   bool ok = s && rows_ok(rows, n) && ndims >= 0 && (dims || !ndims);
-  nx__cons c = {.kind = NX__C_EXACT, .nrows = n, .nexact = ndims};
+  nx__cons c = {.kind = NX__C_EXACT, .nrows = n};
   if (ok) {
     c.rows = copy_rows(s, rows, n);
-    const nx_dim **d = nx__shape_alloc(s, (size_t)(ndims + 1) * sizeof *d);
-    if (d)
-      for (int i = 0; i < ndims; i++) d[i] = dims[i];
-    c.exact = d;
+    c.ex = nx__row_new(s, NULL, 0, dims, ndims, 0);
     c.o = nx__origin_make(s, o);
   }
   return add(s, "nx_shape_add_exact", &c, ok);

@@ -77,6 +77,42 @@ bool nx__ivec_has(const nx__ivec *v, int x) {
   return false;
 }
 
+int nx__ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
+  if (s->nlk + 1 >= s->caplk) {
+    int nc = s->caplk ? s->caplk * 2 : 1024;
+    nx__link *p = realloc(s->lk, (size_t)nc * sizeof *p);
+    if (!p) return NX_ENOMEM;
+    s->lk = p;
+    s->caplk = nc;
+  }
+  int i = ++s->nlk;
+  s->lk[i].x = x;
+  s->lk[i].next = 0;
+  if (l->tail) s->lk[l->tail].next = i;
+  else l->head = i;
+  l->tail = i;
+  return 0;
+}
+
+bool nx__ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
+  NX__EACH(s, *l, i)
+  if (s->lk[i].x == x) return true;
+  return false;
+}
+
+int nx__lbound_new(nx_shape_session *s) {
+  if (s->nlbs + 1 >= s->caplbs) {
+    int nc = s->caplbs ? s->caplbs * 2 : 256;
+    nx__lbound *p = realloc(s->lbs, (size_t)nc * sizeof *p);
+    if (!p) return NX_ENOMEM;
+    s->lbs = p;
+    s->caplbs = nc;
+  }
+  int i = ++s->nlbs;
+  memset(&s->lbs[i], 0, sizeof s->lbs[i]);
+  return i;
+}
+
 int nx_shape_session_new(nx_shape_session **out) {
   nx_shape_session *s = calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
@@ -85,7 +121,8 @@ int nx_shape_session_new(nx_shape_session **out) {
   nx__hold_init(&s->deferred, 1);
   s->top = nx__dim_solved(s, 1, NX_BASIS_BCAST);
   s->one_default = nx__dim_solved(s, 1, NX_BASIS_DEFAULT);
-  if (!s->top || !s->one_default) {
+  s->empty = nx__row_new(s, NULL, 0, NULL, 0, 0);
+  if (!s->top || !s->one_default || !s->empty) {
     nx_shape_session_free(s);
     return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   }
@@ -95,16 +132,9 @@ int nx_shape_session_new(nx_shape_session **out) {
 
 void nx_shape_session_free(nx_shape_session *s) {
   if (!s) return;
-  for (int i = 1; i < s->nvars; i++) {
-    nx__var *v = &s->vars[i];
-    free(v->res.p);
-    free(v->opnd.p);
-    if (v->is_row) {
-      free(v->lower.p);
-      free(v->watch.p);
-    }
-  }
   free(s->vars);
+  free(s->lk);
+  free(s->lbs);
   free(s->val);
   free(s->self);
   free(s->pending.p);

@@ -9,7 +9,7 @@ const nx_row *nx__row_glb(nx_shape_session *s, int w);
 
 #define FORGOT "You forgot to specify the hidden dimension(s) "
 
-static const nx_row *empty_row(nx_shape_session *s) { return nx__row_new(s, NULL, 0, NULL, 0, 0); }
+static const nx_row *empty_row(nx_shape_session *s) { return s->empty; }
 
 static bool safe_to_guess(const nx__var *e) { return e->safe_to_guess || (e->in_pointwise && !e->in_spec); }
 
@@ -132,7 +132,7 @@ int nx__close_mark(nx_shape_session *s, const nx__cons *c, int stage) {
    variable with no unknown dim takes it as one axis. */
 int nx__solve_rows_constr(nx_shape_session *s, const nx__cons *c, int stage) {
   if (c->kind == NX__C_EXACT) {
-    const nx_row *ex = nx__row_new(s, NULL, 0, c->exact, c->nexact, 0);
+    const nx_row *ex = c->ex;
     if (!ex) return NX_ENOMEM;
     if (c->nrows == 1) {
       nx__cons e = {.kind = NX__C_ROW_EQ, .r1 = c->rows[0], .r2 = ex, .o = c->o};
@@ -145,12 +145,12 @@ int nx__solve_rows_constr(nx_shape_session *s, const nx__cons *c, int stage) {
       open += r->var != 0;
     }
     if (open) return NX__DEFER;
-    if (n != c->nexact) return nx__error(s, c->o, "Mismatching number of axes (%d vs %d)", n, c->nexact);
+    if (n != ex->ndims) return nx__error(s, c->o, "Mismatching number of axes (%d vs %d)", n, ex->ndims);
     int k = 0, rc = 0;
     for (int i = 0; i < c->nrows && !rc; i++) {
       const nx_row *r = nx__rsub(s, c->rows[i]);
       for (int j = 0; j < r->nbeg + r->ndims && !rc; j++) {
-        nx__cons e = {.kind = NX__C_DIM_EQ, .d1 = r->beg[j], .d2 = c->exact[k++], .o = c->o};
+        nx__cons e = {.kind = NX__C_DIM_EQ, .d1 = r->beg[j], .d2 = ex->dims[k++], .o = c->o};
         rc = nx__push(s, &s->queue, &e);
       }
     }
@@ -209,20 +209,22 @@ static const nx_dim *dvar_of(nx_shape_session *s, int v) { return nx__dsub(s, nx
 int nx__stage2_pairs(nx_shape_session *s) {
   for (int v = 1; v < s->nvars; v++) {
     nx__var *e = &s->vars[v];
-    if (!e->opnd.n) continue;
+    if (!e->opnd.head) continue;
     if (e->is_row) {
       const nx_row *rv = nx__rsub(s, nx__row_of_var(s, v));
       if (rv->nbeg || rv->ndims || !rv->var) continue;
       int w = 0;
       bool ok = true;
-      for (int i = 0; i < s->vars[v].opnd.n && ok; i++) {
-        const nx_row *x = nx__rsub(s, nx__row_of_var(s, s->vars[v].opnd.p[i]));
+      NX__EACH(s, s->vars[v].opnd, i) {
+        if (!ok) break;
+        const nx_row *x = nx__rsub(s, nx__row_of_var(s, s->lk[i].x));
         if (x->nbeg || x->ndims || !x->var || x->var == rv->var || (w && x->var != w)) ok = false;
         else w = x->var;
       }
       if (!ok || !w) continue;
-      for (int i = 0; i < s->vars[w].res.n && ok; i++) {
-        const nx_row *x = nx__rsub(s, nx__row_of_var(s, s->vars[w].res.p[i]));
+      NX__EACH(s, s->vars[w].res, i) {
+        if (!ok) break;
+        const nx_row *x = nx__rsub(s, nx__row_of_var(s, s->lk[i].x));
         if (x->nbeg || x->ndims || x->var != rv->var) ok = false;
       }
       if (!ok) continue;
@@ -233,14 +235,16 @@ int nx__stage2_pairs(nx_shape_session *s) {
       if (dv->kind != NX__D_VAR) continue;
       int w = 0;
       bool ok = true;
-      for (int i = 0; i < s->vars[v].opnd.n && ok; i++) {
-        const nx_dim *x = dvar_of(s, s->vars[v].opnd.p[i]);
+      NX__EACH(s, s->vars[v].opnd, i) {
+        if (!ok) break;
+        const nx_dim *x = dvar_of(s, s->lk[i].x);
         if (x->kind != NX__D_VAR || x->var == dv->var || (w && x->var != w)) ok = false;
         else w = x->var;
       }
       if (!ok || !w) continue;
-      for (int i = 0; i < s->vars[w].res.n && ok; i++) {
-        const nx_dim *x = dvar_of(s, s->vars[w].res.p[i]);
+      NX__EACH(s, s->vars[w].res, i) {
+        if (!ok) break;
+        const nx_dim *x = dvar_of(s, s->lk[i].x);
         if (x->kind != NX__D_VAR || x->var != dv->var) ok = false;
       }
       if (!ok) continue;

@@ -34,7 +34,7 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
 }
 
 const nx_dim *nx__dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
-  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  nx_dim *x = nx__shape_alloc(s, NX__DIM_SOLVED_SIZE);
   if (!x) return NULL;
   x->kind = NX__D_SOLVED;
   x->d = d;
@@ -46,7 +46,7 @@ const nx_dim *nx__dim_solved(nx_shape_session *s, int64_t d, const char *basis) 
 
 const nx_dim *nx__dim_var(nx_shape_session *s, int v) {
   if (s->self[v].d) return s->self[v].d;
-  nx_dim *x = nx__shape_alloc_in(&s->self_chunks, sizeof *x);
+  nx_dim *x = nx__shape_alloc_in(&s->self_chunks, NX__DIM_VAR_SIZE);
   if (!x) return NULL;
   x->kind = NX__D_VAR;
   x->var = v;

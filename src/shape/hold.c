@@ -108,7 +108,7 @@ static int watch(nx_shape_session *s, nx__hold *h, int id) {
   case NX__C_TOTAL:
   case NX__C_EXACT:
     for (int i = 0; i < c->nrows && !rc; i++) rc = reg_row(s, c->rows[i], code);
-    for (int i = 0; i < c->nexact && !rc; i++) rc = reg_dim(s, c->exact[i], code);
+    for (int i = 0; c->kind == NX__C_EXACT && c->ex && i < c->ex->ndims && !rc; i++) rc = reg_dim(s, c->ex->dims[i], code);
     return rc;
   default: return reg_row(s, c->r1, code);
   }

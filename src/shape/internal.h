@@ -24,20 +24,40 @@ int nx__pvec_push(nx__pvec *v, void *x);
 int nx__ivec_push(nx__ivec *v, int x);
 bool nx__ivec_has(const nx__ivec *v, int x);
 
+/* A list of ints in arrival order, its links in the session's one pool
+   (s->lk, index 0 unused): a variable's neighbours cost 8 bytes each and no
+   allocation of their own. */
+typedef struct { int head, tail; } nx__ilist;
+typedef struct { int x, next; } nx__link;
+#define NX__EACH(s, l, i) for (int i = (l).head; i; i = (s)->lk[i].next)
+
 /* ---- Dims and rows (immutable once made) ---- */
 enum { NX__D_SOLVED, NX__D_VAR, NX__D_AFFINE, NX__D_CONCAT };
 
+/* A dim is allocated only as large as its kind needs (a variable is its
+   first 8 bytes, a solved dim its first 24); fields of other kinds share
+   storage and are never read. */
 struct nx_dim {
-  int kind;
-  int64_t d;           /* solved: size */
-  const char *basis;   /* solved: basis */
-  int var;             /* var: id */
-  int64_t stride, offset, dilation; /* affine */
-  const nx_dim *over, *kernel;      /* affine; kernel non-NULL for conv */
-  bool use_padding;
-  int nparts;          /* concat */
-  const nx_dim **parts;
+  signed char kind;
+  bool use_padding; /* affine */
+  union {
+    int var;    /* var: id */
+    int nparts; /* concat */
+  };
+  union {
+    struct {             /* solved */
+      int64_t d;         /* size */
+      const char *basis; /* basis */
+    };
+    struct {                            /* affine */
+      int64_t stride, offset, dilation;
+      const nx_dim *over, *kernel;      /* kernel non-NULL for conv */
+    };
+    const nx_dim **parts; /* concat */
+  };
 };
+#define NX__DIM_VAR_SIZE offsetof(nx_dim, d)
+#define NX__DIM_SOLVED_SIZE (offsetof(nx_dim, basis) + sizeof(const char *))
 
 struct nx_row {
   int nbeg, ndims;
@@ -62,15 +82,19 @@ enum {
   NX__C_TOTAL, NX__C_EXACT, NX__C_TERM_DIM, NX__C_TERM_ROW, NX__C_SHAPE_ROW
 };
 
+/* 32 bytes: the fields a kind does not use share storage (at least: d1, n;
+   total: rows, n; exact: rows, ex). */
 typedef struct nx__cons {
-  int kind;
+  unsigned char kind;
   bool is_param;
-  int nrows, nexact;
-  union { const nx_dim *d1; const nx_row *r1; };
-  union { const nx_dim *d2; const nx_row *r2; };
-  const nx_row **rows; /* total, exact */
-  const nx_dim **exact;
-  int64_t n; /* at least, total */
+  int nrows; /* total, exact */
+  union { const nx_dim *d1; const nx_row *r1; const nx_row **rows; /* total, exact */ };
+  union {
+    const nx_dim *d2;
+    const nx_row *r2;
+    const nx_row *ex; /* exact: the dims, as a closed row */
+    int64_t n;        /* at least, total */
+  };
   const nx__origin *o;
 } nx__cons;
 
@@ -84,7 +108,7 @@ int nx__cvec_push(nx__cvec *v, const nx__cons *c);
 typedef struct nx__held {
   nx__cons c;
   int qp;    /* the round it is queued for */
-  int group; /* marks: 0 terminal, 1 interior (shape) rows */
+  unsigned char group; /* marks: 0 terminal, 1 interior (shape) rows */
   bool alive;
 } nx__held;
 
@@ -109,8 +133,9 @@ typedef struct nx__hold {
 /* A lower bound of a row variable: row <= <owner>, alive until re-emitted. */
 typedef struct nx__lbound {
   const nx_row *row;
-  int owner;
   const nx__origin *o;
+  int owner;
+  int next_lower, next_watch; /* the next on its owner's / its row variable's list, 0: none */
   bool alive;
 } nx__lbound;
 
@@ -132,7 +157,7 @@ typedef union {
    the other kind share its storage. */
 typedef struct nx__var {
   const char *name;
-  nx__ivec res, opnd; /* variables below / above */
+  nx__ilist res, opnd; /* variables below / above */
   union {
     struct {                    /* dim */
       const nx_dim *glb;        /* join of ground lower bounds */
@@ -140,8 +165,8 @@ typedef struct nx__var {
       int64_t at_least;
     };
     struct {                    /* row */
-      nx__pvec lower;           /* nx__lbound* stored on this var */
-      nx__pvec watch;           /* nx__lbound* whose row mentions this var */
+      int lower, lower_tail;    /* s->lbs stored on this var (next_lower) */
+      int watch, watch_tail;    /* s->lbs whose row mentions this var (next_watch) */
       nx__edge *edges, *edges_tail;
       int nin, nout, stamp, dist;
     };
@@ -149,7 +174,7 @@ typedef struct nx__var {
   /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
   int up, off;
   int wake; /* head of its list of held constraints that read it, 0: none */
-  bool is_row, is_param, safe_to_guess, in_pointwise, in_spec, hidden_param, closed_class;
+  bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
 } nx__var;
 
 struct nx_shape_session {
@@ -164,6 +189,10 @@ struct nx_shape_session {
   nx__pvec tensors;
   struct { int code, next; } *wk; /* wake lists: code = id << 1 | tag */
   int nwk, capwk;
+  nx__link *lk; /* the links of every nx__ilist */
+  int nlk, caplk;
+  nx__lbound *lbs; /* lower bounds of row variables, index 0 unused */
+  int nlbs, caplbs;
   int qhead;
   int64_t nprocessed, nbinds, nchanges;
   int stamp;
@@ -173,8 +202,13 @@ struct nx_shape_session {
   char taint[512];
   char err[900];
   const nx_dim *top, *one_default;
+  const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
 };
+
+int nx__ilist_push(nx_shape_session *s, nx__ilist *l, int x);
+bool nx__ilist_has(const nx_shape_session *s, const nx__ilist *l, int x);
+int nx__lbound_new(nx_shape_session *s); /* an index into s->lbs, or a negative status */
 
 /* ---- dim.c: making, substituting and comparing ---- */
 int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name);

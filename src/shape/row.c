@@ -16,7 +16,7 @@ static int push_row(nx_shape_session *s, int kind, const nx_row *a, const nx_row
   return nx__push(s, &s->queue, &c);
 }
 
-static const nx_row *empty_row(nx_shape_session *s) { return nx__row_new(s, NULL, 0, NULL, 0, 0); }
+static const nx_row *empty_row(nx_shape_session *s) { return s->empty; }
 
 /* Whether the re-emitted bound <w> <= val (or val <= <w>) would be <x> <= <x>
    for one row variable x: before stage 6 its step does nothing, so it is not
@@ -37,18 +37,22 @@ int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin
   nx__touch(s, v);
   int rc = nx__rank_union(s, v, val);
   e = &s->vars[v];
-  for (int i = 0; i < e->lower.n && !rc; i++) {
-    nx__lbound *lb = e->lower.p[i];
+  for (int i = e->lower; i && !rc; i = s->lbs[i].next_lower) {
+    nx__lbound *lb = &s->lbs[i];
     if (!lb->alive) continue;
     lb->alive = false;
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, val, nx__origin_join(s, lb->o, o));
   }
-  for (int i = 0; i < e->res.n && !rc; i++)
-    if (!trivial(s, e->res.p[i], val)) rc = push_row(s, NX__C_ROW_INEQ, nx__row_of_var(s, e->res.p[i]), val, o);
-  for (int i = 0; i < e->opnd.n && !rc; i++)
-    if (!trivial(s, e->opnd.p[i], val)) rc = push_row(s, NX__C_ROW_INEQ, val, nx__row_of_var(s, e->opnd.p[i]), o);
-  for (int i = 0; i < e->watch.n && !rc; i++) {
-    nx__lbound *lb = e->watch.p[i];
+  NX__EACH(s, e->res, i) {
+    if (rc) break;
+    if (!trivial(s, s->lk[i].x, val)) rc = push_row(s, NX__C_ROW_INEQ, nx__row_of_var(s, s->lk[i].x), val, o);
+  }
+  NX__EACH(s, e->opnd, i) {
+    if (rc) break;
+    if (!trivial(s, s->lk[i].x, val)) rc = push_row(s, NX__C_ROW_INEQ, val, nx__row_of_var(s, s->lk[i].x), o);
+  }
+  for (int i = e->watch; i && !rc; i = s->lbs[i].next_watch) {
+    nx__lbound *lb = &s->lbs[i];
     if (!lb->alive) continue;
     lb->alive = false;
     nx__touch(s, lb->owner); /* its join of lower bounds changed */
@@ -118,6 +122,7 @@ int nx__solve_row_eq(nx_shape_session *s, const nx__cons *c, int stage) {
   if (la <= lb) {
     for (int i = 0; i < la && !rc; i++) rc = push_dim(s, NX__C_DIM_EQ, a->beg[i], b->beg[i], o);
     if (rc) return rc;
+    if (lb == la && rb == ra) return nx__bind_row(s, a->var, nx__row_of_var(s, b->var), o); /* just <b> */
     return nx__bind_row(s, a->var, nx__row_new(s, b->beg + la, lb - la, b->dims, rb - ra, b->var), o);
   }
   /* Both flanks in surplus on opposite sides: the word equation has
@@ -182,14 +187,13 @@ int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage) {
   }
   if ((rc = flank_ineqs(s, R, O, o))) return rc;
   if (!O->var) return 0;
-  const nx_row *L = nx__row_new(s, R->beg + O->nbeg, R->nbeg - O->nbeg, R->dims, R->ndims - O->ndims, R->var);
-  if (!L) return NX_ENOMEM;
-  if (L->nbeg || L->ndims) return add_lower(s, O->var, L, o);
+  int lnb = R->nbeg - O->nbeg, lnd = R->ndims - O->ndims; /* the residual material */
+  if (lnb || lnd) return add_lower(s, O->var, nx__row_new(s, R->beg + O->nbeg, lnb, R->dims, lnd, R->var), o);
   int v = R->var, w = O->var;
   if ((rc = nx__rank_edge(s, v, w, 0, o))) return rc;
   nx__var *a = &s->vars[v];
-  if (nx__ivec_has(&a->res, w)) return push_row(s, NX__C_ROW_EQ, nx__row_of_var(s, v), nx__row_of_var(s, w), o);
-  if (!nx__ivec_has(&a->opnd, w) && (nx__ivec_push(&s->vars[v].opnd, w) || nx__ivec_push(&s->vars[w].res, v)))
+  if (nx__ilist_has(s, &a->res, w)) return push_row(s, NX__C_ROW_EQ, nx__row_of_var(s, v), nx__row_of_var(s, w), o);
+  if (!nx__ilist_has(s, &a->opnd, w) && (nx__ilist_push(s, &s->vars[v].opnd, w) || nx__ilist_push(s, &s->vars[w].res, v)))
     return NX_ENOMEM;
   return 0;
 }
@@ -200,10 +204,9 @@ const nx_row *nx__row_glb(nx_shape_session *s, int w);
 const nx_row *nx__row_glb(nx_shape_session *s, int w) {
   nx__var *e = &s->vars[w];
   const nx_row *g = NULL;
-  for (int i = 0; i < e->lower.n; i++) {
-    nx__lbound *lb = e->lower.p[i];
-    if (!lb->alive) continue;
-    const nx_row *r = nx__rsub_full(s, lb->row);
+  for (int i = e->lower; i; i = s->lbs[i].next_lower) {
+    if (!s->lbs[i].alive) continue;
+    const nx_row *r = nx__rsub_full(s, s->lbs[i].row);
     if (!g) {
       g = r;
       continue;
@@ -223,15 +226,24 @@ const nx_row *nx__row_glb(nx_shape_session *s, int w) {
 
 static int add_lower(nx_shape_session *s, int w, const nx_row *L, const nx__origin *o) {
   if (!L) return NX_ENOMEM;
-  nx__lbound *lb = nx__shape_alloc(s, sizeof *lb);
-  if (!lb) return NX_ENOMEM;
+  int id = nx__lbound_new(s);
+  if (id < 0) return id;
+  nx__lbound *lb = &s->lbs[id];
   lb->row = L;
   lb->owner = w;
   lb->o = o;
   lb->alive = true;
-  if (nx__pvec_push(&s->vars[w].lower, lb)) return NX_ENOMEM;
+  nx__var *e = &s->vars[w];
+  if (e->lower_tail) s->lbs[e->lower_tail].next_lower = id;
+  else e->lower = id;
+  e->lower_tail = id;
   nx__touch(s, w);
-  if (L->var && nx__pvec_push(&s->vars[L->var].watch, lb)) return NX_ENOMEM;
+  if (L->var) {
+    nx__var *x = &s->vars[L->var];
+    if (x->watch_tail) s->lbs[x->watch_tail].next_watch = id;
+    else x->watch = id;
+    x->watch_tail = id;
+  }
   if (L->var) return 0;
   const nx_row *g = nx__row_glb(s, w);
   if (g && !g->var && g->nbeg + g->ndims <= 1) {

@@ -88,12 +88,14 @@ static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__ori
   nx__touch(s, v);
   int rc = 0;
   /* A re-emitted bound between equal dims would do nothing: it is not emitted. */
-  for (int i = 0; i < e->res.n && !rc; i++) {
-    const nx_dim *x = nx__dim_var(s, e->res.p[i]);
+  NX__EACH(s, e->res, i) {
+    if (rc) break;
+    const nx_dim *x = nx__dim_var(s, s->lk[i].x);
     if (!nx__dim_equal(nx__dsub(s, x), val)) rc = push_dim(s, NX__C_DIM_INEQ, x, val, o);
   }
-  for (int i = 0; i < e->opnd.n && !rc; i++) {
-    const nx_dim *x = nx__dim_var(s, e->opnd.p[i]);
+  NX__EACH(s, e->opnd, i) {
+    if (rc) break;
+    const nx_dim *x = nx__dim_var(s, s->lk[i].x);
     if (!nx__dim_equal(nx__dsub(s, x), val)) rc = push_dim(s, NX__C_DIM_INEQ, val, x, o);
   }
   if (!rc && e->glb) rc = push_dim(s, NX__C_DIM_INEQ, e->glb, val, nx__origin_join(s, e->glb_o, o));
@@ -186,12 +188,12 @@ int nx__unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const
 
 static bool unique_pair(nx_shape_session *s, int v, int w) {
   nx__var *a = &s->vars[v], *b = &s->vars[w];
-  for (int i = 0; i < a->opnd.n; i++) {
-    const nx_dim *x = nx__dsub(s, nx__dim_var(s, a->opnd.p[i]));
+  NX__EACH(s, a->opnd, i) {
+    const nx_dim *x = nx__dsub(s, nx__dim_var(s, s->lk[i].x));
     if (!(x->kind == NX__D_VAR && x->var == w)) return false;
   }
-  for (int i = 0; i < b->res.n; i++) {
-    const nx_dim *x = nx__dsub(s, nx__dim_var(s, b->res.p[i]));
+  NX__EACH(s, b->res, i) {
+    const nx_dim *x = nx__dsub(s, nx__dim_var(s, s->lk[i].x));
     if (!(x->kind == NX__D_VAR && x->var == v)) return false;
   }
   return true;
@@ -213,8 +215,8 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
   if (r->kind == NX__D_VAR && p->kind == NX__D_VAR) {
     int v = r->var, w = p->var;
     nx__var *a = &s->vars[v], *b = &s->vars[w];
-    if (nx__ivec_has(&a->res, w) || (stage >= 2 && unique_pair(s, v, w))) return nx__unify_dim(s, r, p, o);
-    if (!nx__ivec_has(&a->opnd, w) && (nx__ivec_push(&a->opnd, w) || nx__ivec_push(&s->vars[w].res, v)))
+    if (nx__ilist_has(s, &a->res, w) || (stage >= 2 && unique_pair(s, v, w))) return nx__unify_dim(s, r, p, o);
+    if (!nx__ilist_has(s, &a->opnd, w) && (nx__ilist_push(s, &a->opnd, w) || nx__ilist_push(s, &s->vars[w].res, v)))
       return NX_ENOMEM;
     (void)b;
     a = &s->vars[v];
@@ -228,7 +230,10 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
       e->glb_o = o;
       nx__touch(s, p->var);
       int rc = 0;
-      for (int i = 0; i < e->opnd.n && !rc; i++) rc = push_dim(s, NX__C_DIM_INEQ, r, nx__dim_var(s, e->opnd.p[i]), o);
+      NX__EACH(s, e->opnd, i) {
+        if (rc) break;
+        rc = push_dim(s, NX__C_DIM_INEQ, r, nx__dim_var(s, s->lk[i].x), o);
+      }
       return rc;
     }
     if (nx__dim_equal(e->glb, r)) return 0;
