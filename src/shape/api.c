@@ -74,7 +74,7 @@ int nx_row_var_new(nx_shape_session *s, const char *name) {
 const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
                           int ndims, int var) {
   if (!s || nbeg < 0 || ndims < 0 || (nbeg && !beg) || (ndims && !dims) || var < 0 || var >= s->nvars ||
-      (var && !s->vars[var].is_row)) {
+      (var && !NX__VAR(s, var)->is_row)) {
     nx__fail(NX_EINVAL, "nx_row_make: %d beg dims, %d dims, row variable %d: a negative count, a NULL list or not a "
                         "row variable", nbeg, ndims, var);
     return NULL;
@@ -162,7 +162,7 @@ int nx_shape_add_terminal_dim(nx_shape_session *s, bool is_param, const nx_dim *
 }
 int nx_shape_add_terminal_row(nx_shape_session *s, bool is_param, const nx_row *r, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = r, .is_param = is_param, .o = s ? nx__origin_make(s, o) : NULL};
-  if (s && r && is_param && r->var) s->vars[r->var].is_param = true;
+  if (s && r && is_param && r->var) NX__VAR(s, r->var)->is_param = true;
   return add(s, "nx_shape_add_terminal_row", &c, r != NULL);
 }
 int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_origin *o) {
@@ -225,7 +225,8 @@ int nx_shape_finish(nx_shape_session *s) {
   for (int stage = 2; stage <= 7 && !rc; stage++) rc = nx__solve_checked(s, "nx_shape_finish", stage);
   if (rc) return rc;
   if (s->deferred.nlive) {
-    const nx__cons *c = &s->deferred.p[nx__hold_first(&s->deferred)].c;
+    nx__cons first = nx__hold_cons(s, &s->deferred, nx__hold_first(&s->deferred));
+    const nx__cons *c = &first;
     nx__error(s, c->o, "closing left %d constraint(s) unsolved (the first of kind %d)", s->deferred.nlive, c->kind);
     return taint(s, "nx_shape_finish", NX_EINVAL);
   }

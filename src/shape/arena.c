@@ -132,7 +132,8 @@ int nx_shape_session_new(nx_shape_session **out) {
 
 void nx_shape_session_free(nx_shape_session *s) {
   if (!s) return;
-  free(s->vars);
+  for (int i = 0; i < s->nvpages; i++) free(s->vpages[i]);
+  free(s->vpages);
   free(s->lk);
   free(s->lbs);
   free(s->val);

@@ -18,7 +18,7 @@ static bool safe_to_guess(const nx__var *e) { return e->safe_to_guess || (e->in_
 static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const nx__origin *o, int stage) {
   const nx_dim *d = nx__dsub(s, d0);
   if (d->kind != NX__D_VAR) return 0;
-  nx__var *e = &s->vars[d->var];
+  nx__var *e = NX__VAR(s, d->var);
   if (stage < 4) return NX__KEEP;
   if (e->glb) return nx__unify_dim(s, d, e->glb, nx__origin_join(s, e->glb_o, o));
   if (stage < 5) return NX__KEEP;
@@ -43,7 +43,7 @@ static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
   }
   if (!r->var) return keep ? NX__KEEP : 0;
   if (stage < 3) return NX__KEEP;
-  nx__var *e = &s->vars[r->var];
+  nx__var *e = NX__VAR(s, r->var);
   const nx_row *g = nx__row_glb(s, r->var);
   if (g) {
     rc = nx__bind_row(s, r->var, g, c->o);
@@ -55,7 +55,7 @@ static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
     /* A parameter's unknown row has one hidden axis, which must be inferred. */
     int v = nx__shape_new_var(s, false, NULL);
     if (v < 0) return v;
-    s->vars[v].is_param = true;
+    NX__VAR(s, v)->is_param = true;
     const nx_dim *h = nx__dim_var(s, v);
     rc = nx__bind_row(s, r->var, nx__row_new(s, NULL, 0, &h, 1, 0), c->o);
     return rc ? rc : NX__KEEP;
@@ -64,55 +64,75 @@ static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
   return rc ? rc : NX__KEEP;
 }
 
+/* An interior mark's origin, made on first use (see nx__closing_origin). */
+typedef struct {
+  const nx__cons *c;
+  const nx__origin *o;
+} mark_o;
+
+static const nx__origin *need_o(nx_shape_session *s, mark_o *m) {
+  if (!m->o && m->c->t) m->o = nx__closing_origin(s, m->c);
+  return m->o;
+}
+#define NEED_O(s, m) \
+  do { \
+    if (!need_o(s, m) && (m)->c->t) return NX_ENOMEM; \
+  } while (0)
+
 /* An interior dim: to its lower bound from stage 6; at stage 7 to n for At
    least n, else the broadcast top; a parameter's must have been inferred. */
-static int shape_dim(nx_shape_session *s, const nx_dim *d0, const nx__origin *o, int stage) {
+static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage) {
   const nx_dim *d = nx__dsub(s, d0);
   if (d->kind == NX__D_AFFINE) {
-    int rc = shape_dim(s, d->over, o, stage);
+    int rc = shape_dim(s, d->over, m, stage);
     if (rc < 0 || !d->kernel) return rc;
-    int rk = shape_dim(s, d->kernel, o, stage);
+    int rk = shape_dim(s, d->kernel, m, stage);
     return rk < 0 ? rk : (rc | rk);
   }
   if (d->kind == NX__D_CONCAT) {
     int keep = 0;
     for (int i = 0; i < d->nparts; i++) {
-      int rc = shape_dim(s, d->parts[i], o, stage);
+      int rc = shape_dim(s, d->parts[i], m, stage);
       if (rc < 0) return rc;
       keep |= rc;
     }
     return keep;
   }
   if (d->kind != NX__D_VAR) return 0;
-  nx__var *e = &s->vars[d->var];
+  nx__var *e = NX__VAR(s, d->var);
   if (stage == 7 && e->is_param) {
     char name[64];
     nx__dim_print(s, d, name, sizeof name);
-    return nx__error(s, o, FORGOT "5 (%s)", name);
+    NEED_O(s, m);
+    return nx__error(s, m->o, FORGOT "5 (%s)", name);
   }
   if (e->glb && !(e->at_least == 1 && stage < 7)) {
-    if (e->at_least == 1) return nx__unify_dim(s, d, s->top, o);
-    return nx__unify_dim(s, d, e->glb, nx__origin_join(s, e->glb_o, o));
+    NEED_O(s, m);
+    if (e->at_least == 1) return nx__unify_dim(s, d, s->top, m->o);
+    return nx__unify_dim(s, d, e->glb, nx__origin_join(s, e->glb_o, m->o));
   }
   if (stage < 7) return NX__KEEP;
-  if (e->at_least) return nx__unify_dim(s, d, nx__dim_solved(s, e->at_least, NX_BASIS_DEFAULT), o);
-  return nx__unify_dim(s, d, s->top, o);
+  NEED_O(s, m);
+  if (e->at_least) return nx__unify_dim(s, d, nx__dim_solved(s, e->at_least, NX_BASIS_DEFAULT), m->o);
+  return nx__unify_dim(s, d, s->top, m->o);
 }
 
 static int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {
   if (stage < 6) return NX__KEEP;
   const nx_row *r = nx__rsub(s, c->r1);
+  mark_o m = {c, c->t ? NULL : c->o};
   int keep = 0, rc;
   if (r->var) {
     const nx_row *g = nx__row_glb(s, r->var);
-    if (g) rc = nx__bind_row(s, r->var, g, c->o);
-    else if (stage == 7) rc = nx__bind_row(s, r->var, empty_row(s), c->o);
+    if (g || stage == 7) NEED_O(s, &m);
+    if (g) rc = nx__bind_row(s, r->var, g, m.o);
+    else if (stage == 7) rc = nx__bind_row(s, r->var, empty_row(s), m.o);
     else rc = 0;
     if (rc) return rc;
     return NX__KEEP;
   }
   for (int i = 0; i < r->nbeg + r->ndims; i++) {
-    rc = shape_dim(s, r->beg[i], c->o, stage);
+    rc = shape_dim(s, r->beg[i], &m, stage);
     if (rc < 0) return rc;
     keep |= rc;
   }
@@ -208,21 +228,21 @@ static const nx_dim *dvar_of(nx_shape_session *s, int v) { return nx__dsub(s, nx
    neighbour is merged with w. */
 int nx__stage2_pairs(nx_shape_session *s) {
   for (int v = 1; v < s->nvars; v++) {
-    nx__var *e = &s->vars[v];
+    nx__var *e = NX__VAR(s, v);
     if (!e->opnd.head) continue;
     if (e->is_row) {
       const nx_row *rv = nx__rsub(s, nx__row_of_var(s, v));
       if (rv->nbeg || rv->ndims || !rv->var) continue;
       int w = 0;
       bool ok = true;
-      NX__EACH(s, s->vars[v].opnd, i) {
+      NX__EACH(s, NX__VAR(s, v)->opnd, i) {
         if (!ok) break;
         const nx_row *x = nx__rsub(s, nx__row_of_var(s, s->lk[i].x));
         if (x->nbeg || x->ndims || !x->var || x->var == rv->var || (w && x->var != w)) ok = false;
         else w = x->var;
       }
       if (!ok || !w) continue;
-      NX__EACH(s, s->vars[w].res, i) {
+      NX__EACH(s, NX__VAR(s, w)->res, i) {
         if (!ok) break;
         const nx_row *x = nx__rsub(s, nx__row_of_var(s, s->lk[i].x));
         if (x->nbeg || x->ndims || x->var != rv->var) ok = false;
@@ -235,14 +255,14 @@ int nx__stage2_pairs(nx_shape_session *s) {
       if (dv->kind != NX__D_VAR) continue;
       int w = 0;
       bool ok = true;
-      NX__EACH(s, s->vars[v].opnd, i) {
+      NX__EACH(s, NX__VAR(s, v)->opnd, i) {
         if (!ok) break;
         const nx_dim *x = dvar_of(s, s->lk[i].x);
         if (x->kind != NX__D_VAR || x->var == dv->var || (w && x->var != w)) ok = false;
         else w = x->var;
       }
       if (!ok || !w) continue;
-      NX__EACH(s, s->vars[w].res, i) {
+      NX__EACH(s, NX__VAR(s, w)->res, i) {
         if (!ok) break;
         const nx_dim *x = dvar_of(s, s->lk[i].x);
         if (x->kind != NX__D_VAR || x->var != dv->var) ok = false;

@@ -10,9 +10,18 @@
 int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
   if (s->nvars >= s->capvars) {
     int nc = s->capvars ? s->capvars * 2 : 256;
-    nx__var *p = realloc(s->vars, (size_t)nc * sizeof *p);
-    if (!p) return NX_ENOMEM;
-    s->vars = p;
+    while (s->nvpages * NX__VPAGE < nc) {
+      if (s->nvpages == s->capvpages) {
+        int np = s->capvpages ? s->capvpages * 2 : 8;
+        nx__var **pp = realloc(s->vpages, (size_t)np * sizeof *pp);
+        if (!pp) return NX_ENOMEM;
+        s->vpages = pp;
+        s->capvpages = np;
+      }
+      nx__var *p = malloc((size_t)NX__VPAGE * sizeof *p);
+      if (!p) return NX_ENOMEM;
+      s->vpages[s->nvpages++] = p;
+    }
     nx__val *q = realloc(s->val, (size_t)nc * sizeof *q);
     if (!q) return NX_ENOMEM;
     s->val = q;
@@ -22,7 +31,7 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
     s->capvars = nc;
   }
   int id = s->nvars;
-  nx__var *v = &s->vars[id];
+  nx__var *v = NX__VAR(s, id);
   memset(v, 0, sizeof *v);
   s->val[id].d = NULL;
   s->self[id].d = NULL;
@@ -220,9 +229,9 @@ static void dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap,
     else put(buf, cap, len, "%s=%lld", d->basis, (long long)d->d);
     return;
   case NX__D_VAR:
-    if (s->vars[d->var].name) {
+    if (NX__VAR(s, d->var)->name) {
       char tmp[200];
-      snprintf(tmp, sizeof tmp, "$%d:%s", d->var, s->vars[d->var].name);
+      snprintf(tmp, sizeof tmp, "$%d:%s", d->var, NX__VAR(s, d->var)->name);
       put(buf, cap, len, "%s", tmp, 0);
     }
     else put(buf, cap, len, "$%lld", NULL, d->var);
@@ -265,7 +274,7 @@ int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
   }
   if (r->var) {
     if (!first) put(buf, cap, &len, "%s", ",", 0);
-    if (s->vars[r->var].name) put(buf, cap, &len, "..%s..", s->vars[r->var].name, 0);
+    if (NX__VAR(s, r->var)->name) put(buf, cap, &len, "..%s..", NX__VAR(s, r->var)->name, 0);
     else put(buf, cap, &len, "..$%lld..", NULL, r->var);
     first = false;
   }

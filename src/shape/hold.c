@@ -21,6 +21,7 @@ void nx__hold_init(nx__hold *h, int tag) {
 
 void nx__hold_free(nx__hold *h) {
   free(h->p);
+  free(h->cs);
   free(h->live[0].p);
   free(h->live[1].p);
   free(h->heap.p);
@@ -43,7 +44,7 @@ int nx__cvec_push(nx__cvec *v, const nx__cons *c) {
 /* ---- Registration: the variables a constraint reads ---- */
 
 static int reg(nx_shape_session *s, int v, int code) {
-  nx__var *e = &s->vars[v];
+  nx__var *e = NX__VAR(s, v);
   if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
   if (s->nwk + 1 >= s->capwk) {
     int nc = s->capwk ? s->capwk * 2 : 1024;
@@ -92,7 +93,8 @@ static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
 }
 
 static int watch(nx_shape_session *s, nx__hold *h, int id) {
-  const nx__cons *c = &h->p[id].c;
+  nx__cons cv = nx__hold_cons(s, h, id);
+  const nx__cons *c = &cv;
   int code = id << 1 | h->tag, rc = 0;
   switch (c->kind) {
   case NX__C_DIM_EQ:
@@ -125,18 +127,40 @@ static void compact(nx__hold *h) {
   }
 }
 
+nx__cons nx__hold_cons(nx_shape_session *s, const nx__hold *h, int id) {
+  if (id >= h->vbase && id - h->vbase < h->vn) {
+    nx__cons c;
+    nx__closing_cons(s, 3 * h->vt0 + (id - h->vbase), &c);
+    return c;
+  }
+  return h->cs[id < h->vbase ? id : id - h->vn];
+}
+
+/* Room for n more ids. */
+static int grow(nx__hold *h, int n) {
+  if (h->n + n <= h->cap) return 0;
+  int nc = h->cap ? h->cap * 2 : 256;
+  if (nc < h->n + n) nc = h->n + n;
+  nx__held *p = realloc(h->p, (size_t)nc * sizeof *p);
+  if (!p) return NX_ENOMEM;
+  h->p = p;
+  h->cap = nc;
+  return 0;
+}
+
 int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed) {
   if (h->live[0].n + h->live[1].n > 2 * h->nlive + 64) compact(h);
-  if (h->n == h->cap) {
-    int nc = h->cap ? h->cap * 2 : 256;
-    nx__held *p = realloc(h->p, (size_t)nc * sizeof *p);
+  if (grow(h, 1)) return NX_ENOMEM;
+  if (h->ncs == h->capcs) {
+    int nc = h->capcs ? h->capcs * 2 : 256;
+    nx__cons *p = realloc(h->cs, (size_t)nc * sizeof *p);
     if (!p) return NX_ENOMEM;
-    h->p = p;
-    h->cap = nc;
+    h->cs = p;
+    h->capcs = nc;
   }
   int id = h->n++, g = h->tag == 0 && c->kind == NX__C_SHAPE_ROW;
+  h->cs[h->ncs++] = *c;
   nx__held *x = &h->p[id];
-  x->c = *c;
   x->qp = 0;
   x->group = g;
   x->alive = true;
@@ -145,6 +169,33 @@ int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool chang
   if (!h->armed) return 0;
   int rc = watch(s, h, id);
   return rc || !changed ? rc : nx__hold_requeue(s, h, id);
+}
+
+/* What n calls of nx__hold_add with the interior marks of the rows of
+   tensors t0.. would do, their constraints not stored; one range only, and
+   only while wakes are not recorded (else they are added one by one). */
+int nx__hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n) {
+  if (h->vn || h->armed || h->tag != 0) {
+    for (int i = 0; i < n; i++) {
+      nx__cons c;
+      nx__closing_cons(s, 3 * t0 + i, &c);
+      int rc = nx__hold_add(s, h, &c, false);
+      if (rc) return rc;
+    }
+    return 0;
+  }
+  if (h->live[0].n + h->live[1].n > 2 * h->nlive + 64) compact(h);
+  if (grow(h, n)) return NX_ENOMEM;
+  h->vbase = h->n;
+  h->vn = n;
+  h->vt0 = t0;
+  for (int i = 0; i < n; i++) {
+    int id = h->n++;
+    h->p[id] = (nx__held){.qp = 0, .group = 1, .alive = true};
+    h->nlive++;
+    if (nx__ivec_push(&h->live[1], id)) return NX_ENOMEM;
+  }
+  return 0;
 }
 
 int nx__hold_first(const nx__hold *h) {
@@ -211,7 +262,7 @@ static void wake_one(nx_shape_session *s, nx__hold *h, int id) {
 }
 
 void nx__wake(nx_shape_session *s, int v) {
-  for (int i = s->vars[v].wake; i; i = s->wk[i].next) {
+  for (int i = NX__VAR(s, v)->wake; i; i = s->wk[i].next) {
     int code = s->wk[i].code;
     wake_one(s, code & 1 ? &s->deferred : &s->marks, code >> 1);
   }
@@ -275,7 +326,7 @@ int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
     nx__held *x = &h->p[id];
     if (!x->alive || !(h->active >> x->group & 1u)) continue;
     h->cur = id;
-    nx__cons c = x->c;
+    nx__cons c = nx__hold_cons(s, h, id);
     s->nprocessed++;
     int64_t before = s->nchanges;
     rc = nx__step(s, &c, stage);

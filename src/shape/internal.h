@@ -94,6 +94,8 @@ typedef struct nx__cons {
     const nx_row *r2;
     const nx_row *ex; /* exact: the dims, as a closed row */
     int64_t n;        /* at least, total */
+    const void *t;    /* an interior mark of a tensor's row (nrows: the kind),
+                         its origin (o is NULL) made only when needed */
   };
   const nx__origin *o;
 } nx__cons;
@@ -104,9 +106,11 @@ int nx__cvec_push(nx__cvec *v, const nx__cons *c);
 
 /* A held constraint: a mark kept for a later stage, or a deferred one. Its
    id is its index in the pool, so ids follow the order of arrival, which is
-   the order the solver visits them in. */
+   the order the solver visits them in. The pool keeps 8 bytes of state per
+   id; the constraint itself is stored (cs) except for the interior marks
+   closing adds, one per row of every tensor: those ids form one range and
+   their constraints are made from the tensors when visited. */
 typedef struct nx__held {
-  nx__cons c;
   int qp;    /* the round it is queued for */
   unsigned char group; /* marks: 0 terminal, 1 interior (shape) rows */
   bool alive;
@@ -117,8 +121,11 @@ typedef struct nx__held {
    reads, and a change to one of them (nx__touch) queues it, for the current
    round if it comes later in the order, else for the next round. */
 typedef struct nx__hold {
-  nx__held *p;
+  nx__held *p; /* by id */
   int n, cap, nlive;
+  nx__cons *cs; /* the stored constraints, by id (less vn past the range) */
+  int ncs, capcs;
+  int vbase, vn, vt0; /* the range: ids vbase.. of rows 3*vt0.. of s->tensors */
   nx__ivec live[2]; /* ids per group, ascending; dead ones dropped lazily */
   nx__ivec heap;    /* woken during a round, later in the order */
   nx__ivec next;    /* woken for the next round */
@@ -179,7 +186,9 @@ typedef struct nx__var {
 
 struct nx_shape_session {
   nx__chunk *chunks;
-  nx__var *vars; /* index 0 unused */
+  nx__var **vpages; /* the variables, NX__VPAGE at a time (index 0 unused): a
+                       page never moves, so a growing table is never copied */
+  int nvpages, capvpages;
   nx__val *val;  /* solutions, by variable */
   nx__val *self; /* the dim or row that is just the variable, made on first use */
   nx__chunk *self_chunks; /* where those are made: together, in variable order */
@@ -205,6 +214,11 @@ struct nx_shape_session {
   const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
 };
+
+/* Variable v of session s (v < s->nvars). */
+#define NX__VPAGE_BITS 12
+#define NX__VPAGE (1 << NX__VPAGE_BITS)
+#define NX__VAR(s, v) (&(s)->vpages[(v) >> NX__VPAGE_BITS][(v) & (NX__VPAGE - 1)])
 
 int nx__ilist_push(nx_shape_session *s, nx__ilist *l, int x);
 bool nx__ilist_has(const nx_shape_session *s, const nx__ilist *l, int x);
@@ -252,6 +266,8 @@ int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage);
 
 /* ---- close.c ---- */
 int nx__close_mark(nx_shape_session *s, const nx__cons *c, int stage);
+const nx__origin *nx__closing_origin(nx_shape_session *s, const nx__cons *c); /* tensor.c: c->t's origin */
+void nx__closing_cons(nx_shape_session *s, int i, nx__cons *c); /* tensor.c: the mark of row i of s->tensors */
 int nx__solve_rows_constr(nx_shape_session *s, const nx__cons *c, int stage);
 int nx__stage2_pairs(nx_shape_session *s);
 
@@ -260,12 +276,15 @@ void nx__hold_init(nx__hold *h, int tag);
 void nx__hold_free(nx__hold *h);
 int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed);
 int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage);
+/* Interior marks for the rows of tensors t0.. (n rows), as one range. */
+int nx__hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n);
+nx__cons nx__hold_cons(nx_shape_session *s, const nx__hold *h, int id);
 int nx__hold_first(const nx__hold *h); /* the first live id, or -1 */
 void nx__wake(nx_shape_session *s, int v);
 /* v changed (bound, a new bound or lower bound, a flag): wake its readers. */
 static inline void nx__touch(nx_shape_session *s, int v) {
   s->nchanges++;
-  if (s->vars[v].wake) nx__wake(s, v);
+  if (NX__VAR(s, v)->wake) nx__wake(s, v);
 }
 /* An entry whose own step changed something is revisited in the next round
    (it may read what it changed before it was registered on it). */

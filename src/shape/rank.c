@@ -11,16 +11,16 @@
 
 int nx__rank_find(nx_shape_session *s, int v, int *off) {
   int o = 0, r = v;
-  while (s->vars[r].up != r) {
-    o += s->vars[r].off;
-    r = s->vars[r].up;
+  while (NX__VAR(s, r)->up != r) {
+    o += NX__VAR(s, r)->off;
+    r = NX__VAR(s, r)->up;
   }
   /* path compression: each node on the path points at the root */
   int rem = o, x = v;
-  while (x != r && s->vars[x].up != r) {
-    int next = s->vars[x].up, xo = s->vars[x].off;
-    s->vars[x].up = r;
-    s->vars[x].off = rem;
+  while (x != r && NX__VAR(s, x)->up != r) {
+    int next = NX__VAR(s, x)->up, xo = NX__VAR(s, x)->off;
+    NX__VAR(s, x)->up = r;
+    NX__VAR(s, x)->off = rem;
     rem -= xo;
     x = next;
   }
@@ -31,12 +31,12 @@ int nx__rank_find(nx_shape_session *s, int v, int *off) {
 int nx__rank_union(nx_shape_session *s, int v, const nx_row *val) {
   int ov, rv = nx__rank_find(s, v, &ov);
   if (!val->var) {
-    s->vars[rv].closed_class = true;
+    NX__VAR(s, rv)->closed_class = true;
     return 0;
   }
   int ow, rw = nx__rank_find(s, val->var, &ow);
   if (rv == rw) return 0;
-  nx__var *a = &s->vars[rv], *b = &s->vars[rw];
+  nx__var *a = NX__VAR(s, rv), *b = NX__VAR(s, rw);
   a->up = rw;
   a->off = ow + val->nbeg + val->ndims - ov;
   b->closed_class |= a->closed_class;
@@ -58,21 +58,21 @@ static int longest(nx_shape_session *s, int from, int target, int *found) {
   int *q = malloc((size_t)cap * sizeof *q);
   if (!q) return NX_ENOMEM;
   int stamp = ++s->stamp;
-  s->vars[from].stamp = stamp;
-  s->vars[from].dist = 0;
+  NX__VAR(s, from)->stamp = stamp;
+  NX__VAR(s, from)->dist = 0;
   q[n++] = from;
   long budget = 200000;
   *found = 0;
   int best = 0;
   while (head < n && budget-- > 0) {
     int u = q[head++];
-    for (nx__edge *e = s->vars[u].edges; e; e = e->next) {
+    for (nx__edge *e = NX__VAR(s, u)->edges; e; e = e->next) {
       int of, ot, rf = nx__rank_find(s, e->from, &of), rt = nx__rank_find(s, e->to, &ot);
-      if (rf != u || s->vars[rt].closed_class) continue;
-      int d = s->vars[u].dist + e->w + ot - of;
-      if (s->vars[rt].stamp != stamp || d > s->vars[rt].dist) {
-        s->vars[rt].stamp = stamp;
-        s->vars[rt].dist = d;
+      if (rf != u || NX__VAR(s, rt)->closed_class) continue;
+      int d = NX__VAR(s, u)->dist + e->w + ot - of;
+      if (NX__VAR(s, rt)->stamp != stamp || d > NX__VAR(s, rt)->dist) {
+        NX__VAR(s, rt)->stamp = stamp;
+        NX__VAR(s, rt)->dist = d;
         if (rt == target) {
           if (!*found || d > best) best = d;
           *found = 1;
@@ -105,7 +105,7 @@ static int longest(nx_shape_session *s, int from, int target, int *found) {
 
 int nx__rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o) {
   int of, ot, rf = nx__rank_find(s, from, &of), rt = nx__rank_find(s, to, &ot);
-  if (s->vars[rf].closed_class || s->vars[rt].closed_class) return 0;
+  if (NX__VAR(s, rf)->closed_class || NX__VAR(s, rt)->closed_class) return 0;
   int W = w + ot - of;
   if (rf == rt) return W > 0 ? nx__error(s, o, RANK_CYCLE) : 0;
   nx__edge *e = nx__shape_alloc(s, sizeof *e);
@@ -113,13 +113,13 @@ int nx__rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin
   e->from = from;
   e->to = to;
   e->w = w;
-  nx__var *a = &s->vars[rf];
+  nx__var *a = NX__VAR(s, rf);
   if (a->edges_tail) a->edges_tail->next = e;
   else a->edges = e;
   a->edges_tail = e;
   a->nout++;
-  s->vars[rt].nin++;
-  if (s->vars[rf].nin == 0 || s->vars[rt].nout == 0) return 0;
+  NX__VAR(s, rt)->nin++;
+  if (NX__VAR(s, rf)->nin == 0 || NX__VAR(s, rt)->nout == 0) return 0;
   int found = 0, d = longest(s, rt, rf, &found);
   if (d == NX_ENOMEM && !found) return NX_ENOMEM;
   if (found && d + W > 0) return nx__error(s, o, RANK_CYCLE);

@@ -31,12 +31,12 @@ static bool trivial(nx_shape_session *s, int w, const nx_row *val) {
 
 int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
   if (!val) return NX_ENOMEM;
-  nx__var *e = &s->vars[v];
+  nx__var *e = NX__VAR(s, v);
   s->val[v].r = val;
   s->nbinds++;
   nx__touch(s, v);
   int rc = nx__rank_union(s, v, val);
-  e = &s->vars[v];
+  e = NX__VAR(s, v);
   for (int i = e->lower; i && !rc; i = s->lbs[i].next_lower) {
     nx__lbound *lb = &s->lbs[i];
     if (!lb->alive) continue;
@@ -59,7 +59,7 @@ int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, nx__row_of_var(s, lb->owner), lb->o);
   }
   if (val->var) {
-    nx__var *w = &s->vars[val->var];
+    nx__var *w = NX__VAR(s, val->var);
     bool was[5] = {w->is_param, w->safe_to_guess, w->in_pointwise, w->in_spec, w->hidden_param};
     w->is_param |= e->is_param;
     w->safe_to_guess |= e->safe_to_guess;
@@ -176,7 +176,7 @@ int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage) {
     if (O->var && nO - nR >= 0 && (rc = nx__rank_edge(s, R->var, O->var, nO - nR, o))) return rc;
     int tau = nx__shape_new_var(s, true, NULL);
     if (tau < 0) return tau;
-    s->vars[tau].safe_to_guess = true;
+    NX__VAR(s, tau)->safe_to_guess = true;
     const nx_dim *fresh[kb + kd + 1];
     for (int i = 0; i < kb + kd; i++) {
       int v = nx__shape_new_var(s, false, NULL);
@@ -191,9 +191,9 @@ int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage) {
   if (lnb || lnd) return add_lower(s, O->var, nx__row_new(s, R->beg + O->nbeg, lnb, R->dims, lnd, R->var), o);
   int v = R->var, w = O->var;
   if ((rc = nx__rank_edge(s, v, w, 0, o))) return rc;
-  nx__var *a = &s->vars[v];
+  nx__var *a = NX__VAR(s, v);
   if (nx__ilist_has(s, &a->res, w)) return push_row(s, NX__C_ROW_EQ, nx__row_of_var(s, v), nx__row_of_var(s, w), o);
-  if (!nx__ilist_has(s, &a->opnd, w) && (nx__ilist_push(s, &s->vars[v].opnd, w) || nx__ilist_push(s, &s->vars[w].res, v)))
+  if (!nx__ilist_has(s, &a->opnd, w) && (nx__ilist_push(s, &NX__VAR(s, v)->opnd, w) || nx__ilist_push(s, &NX__VAR(s, w)->res, v)))
     return NX_ENOMEM;
   return 0;
 }
@@ -202,7 +202,7 @@ int nx__solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage) {
    position by position equal dims or the broadcast top; NULL if none. */
 const nx_row *nx__row_glb(nx_shape_session *s, int w);
 const nx_row *nx__row_glb(nx_shape_session *s, int w) {
-  nx__var *e = &s->vars[w];
+  nx__var *e = NX__VAR(s, w);
   const nx_row *g = NULL;
   for (int i = e->lower; i; i = s->lbs[i].next_lower) {
     if (!s->lbs[i].alive) continue;
@@ -233,13 +233,13 @@ static int add_lower(nx_shape_session *s, int w, const nx_row *L, const nx__orig
   lb->owner = w;
   lb->o = o;
   lb->alive = true;
-  nx__var *e = &s->vars[w];
+  nx__var *e = NX__VAR(s, w);
   if (e->lower_tail) s->lbs[e->lower_tail].next_lower = id;
   else e->lower = id;
   e->lower_tail = id;
   nx__touch(s, w);
   if (L->var) {
-    nx__var *x = &s->vars[L->var];
+    nx__var *x = NX__VAR(s, L->var);
     if (x->watch_tail) s->lbs[x->watch_tail].next_watch = id;
     else x->watch = id;
     x->watch_tail = id;

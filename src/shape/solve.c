@@ -82,7 +82,7 @@ static int describe(nx_shape_session *s, const nx_dim *a, const nx_dim *b, char 
 
 /* v := val: the bounds stored on v are re-emitted against val. */
 static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__origin *o) {
-  nx__var *e = &s->vars[v];
+  nx__var *e = NX__VAR(s, v);
   s->val[v].d = val;
   s->nbinds++;
   nx__touch(s, v);
@@ -104,7 +104,7 @@ static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__ori
     rc = nx__push(s, &s->queue, &c);
   }
   if (val->kind == NX__D_VAR) {
-    nx__var *w = &s->vars[val->var];
+    nx__var *w = NX__VAR(s, val->var);
     if (e->is_param && !w->is_param) {
       w->is_param = true;
       nx__touch(s, val->var);
@@ -187,7 +187,7 @@ int nx__unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const
 }
 
 static bool unique_pair(nx_shape_session *s, int v, int w) {
-  nx__var *a = &s->vars[v], *b = &s->vars[w];
+  nx__var *a = NX__VAR(s, v), *b = NX__VAR(s, w);
   NX__EACH(s, a->opnd, i) {
     const nx_dim *x = nx__dsub(s, nx__dim_var(s, s->lk[i].x));
     if (!(x->kind == NX__D_VAR && x->var == w)) return false;
@@ -214,17 +214,17 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
   if (r->kind == NX__D_AFFINE || p->kind == NX__D_AFFINE) return nx__unify_dim(s, r, p, o);
   if (r->kind == NX__D_VAR && p->kind == NX__D_VAR) {
     int v = r->var, w = p->var;
-    nx__var *a = &s->vars[v], *b = &s->vars[w];
+    nx__var *a = NX__VAR(s, v), *b = NX__VAR(s, w);
     if (nx__ilist_has(s, &a->res, w) || (stage >= 2 && unique_pair(s, v, w))) return nx__unify_dim(s, r, p, o);
-    if (!nx__ilist_has(s, &a->opnd, w) && (nx__ilist_push(s, &a->opnd, w) || nx__ilist_push(s, &s->vars[w].res, v)))
+    if (!nx__ilist_has(s, &a->opnd, w) && (nx__ilist_push(s, &a->opnd, w) || nx__ilist_push(s, &NX__VAR(s, w)->res, v)))
       return NX_ENOMEM;
     (void)b;
-    a = &s->vars[v];
+    a = NX__VAR(s, v);
     if (a->glb) return push_dim(s, NX__C_DIM_INEQ, a->glb, p, nx__origin_join(s, a->glb_o, o));
     return 0;
   }
   if (p->kind == NX__D_VAR) { /* a ground (or concatenated) lower bound: a cap */
-    nx__var *e = &s->vars[p->var];
+    nx__var *e = NX__VAR(s, p->var);
     if (!e->glb) {
       e->glb = r;
       e->glb_o = o;
@@ -253,7 +253,7 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
 static int at_least(nx_shape_session *s, const nx__cons *c) {
   const nx_dim *d = nx__dsub(s, c->d1);
   if (d->kind == NX__D_VAR) {
-    nx__var *e = &s->vars[d->var];
+    nx__var *e = NX__VAR(s, d->var);
     if (c->n > e->at_least) {
       e->at_least = c->n;
       nx__touch(s, d->var);

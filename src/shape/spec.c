@@ -52,7 +52,7 @@ static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
   if (env_grow((void ***)&e->dims, e->ndims, &e->caps_d, q->s, sizeof(nx_dim *))) return NULL;
   int v = nx__shape_new_var(q->s, false, buf);
   if (v < 0) return NULL;
-  e->dim_names[e->ndims] = q->s->vars[v].name;
+  e->dim_names[e->ndims] = NX__VAR(q->s, v)->name;
   e->dims[e->ndims] = nx__dim_var(q->s, v);
   return e->dims[e->ndims++];
 }
@@ -68,8 +68,8 @@ static int label_row(parser *q, const char *name, size_t len) {
   if (env_grow((void ***)&e->rows, e->nrows, &e->caps_r, q->s, sizeof(nx_row *))) return NX_ENOMEM;
   int v = nx__shape_new_var(q->s, true, buf);
   if (v < 0) return v;
-  q->s->vars[v].in_spec = true;
-  e->row_names[e->nrows] = q->s->vars[v].name;
+  NX__VAR(q->s, v)->in_spec = true;
+  e->row_names[e->nrows] = NX__VAR(q->s, v)->name;
   e->rows[e->nrows++] = nx__row_of_var(q->s, v);
   return v;
 }

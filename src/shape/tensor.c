@@ -60,8 +60,8 @@ static int eq(nx_shape_session *s, const char *op, nx_tensor *a, int ak, const n
 static void mark(nx_shape_session *s, const nx_row *r, bool pointwise) {
   const nx_row *x = nx__rsub(s, r);
   if (!x->var) return;
-  if (pointwise) s->vars[x->var].in_pointwise = true;
-  else s->vars[x->var].in_spec = true;
+  if (pointwise) NX__VAR(s, x->var)->in_pointwise = true;
+  else NX__VAR(s, x->var)->in_spec = true;
 }
 
 static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tensor **out) {
@@ -90,7 +90,7 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
       if (rc) return nx__fail(rc, "%s: %s %s: %s", fn, t->label, kind_names[k], s->err);
       t->rows[k] = r;
     } else if (is_param) {
-      nx__var *e = &s->vars[t->rows[k]->var];
+      nx__var *e = NX__VAR(s, t->rows[k]->var);
       e->is_param = e->hidden_param = true;
     }
     nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param,
@@ -225,7 +225,8 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
   if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
   nx__spec sp;
   int pending = s->pending.n;
-  int rc = nx__spec_parse(s, spec, &t->env, &sp);
+  if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+  int rc = nx__spec_parse(s, spec, t->env, &sp);
   if (!rc && sp.noperands != n) rc = nx__error(s, NULL, "Invalid einsum spec (expected %s): %s", count_word(n), spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
@@ -244,16 +245,16 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
 }
 
 const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label) {
-  if (!t || !label) return NULL;
-  for (int i = 0; i < t->env.ndims; i++)
-    if (!strcmp(t->env.dim_names[i], label)) return t->env.dims[i];
+  if (!t || !label || !t->env) return NULL;
+  for (int i = 0; i < t->env->ndims; i++)
+    if (!strcmp(t->env->dim_names[i], label)) return t->env->dims[i];
   return NULL;
 }
 
 const nx_row *nx_tensor_spec_row(const nx_tensor *t, const char *name) {
-  if (!t || !name) return NULL;
-  for (int i = 0; i < t->env.nrows; i++)
-    if (!strcmp(t->env.row_names[i], name)) return t->env.rows[i];
+  if (!t || !name || !t->env) return NULL;
+  for (int i = 0; i < t->env->nrows; i++)
+    if (!strcmp(t->env->row_names[i], name)) return t->env->rows[i];
   return NULL;
 }
 
@@ -290,18 +291,22 @@ const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_kind kind) {
 
 const char *nx_tensor_label(const nx_tensor *t) { return t ? t->label : NULL; }
 
+/* The origin of an interior mark made by closing, made when it is first
+   needed (most marks are decided without one). */
+const nx__origin *nx__closing_origin(nx_shape_session *s, const nx__cons *c) {
+  const nx_tensor *t = c->t;
+  return origin(s, "closing", t, c->nrows, t, c->nrows);
+}
+
+void nx__closing_cons(nx_shape_session *s, int i, nx__cons *c) {
+  const nx_tensor *t = s->tensors.p[i / 3];
+  int k = i % 3;
+  *c = (nx__cons){.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param, .nrows = k, .t = t};
+}
+
 /* Closing adds an interior mark for every row of every tensor. Such a mark
    does nothing before stage 6, so it goes straight to the held marks, after
-   those already there (the order a pass over the queue would keep). */
+   those already there (the order a pass over the queue would keep), as one
+   range whose constraints are made from the tensors when visited. */
 int nx__add_shape_rows(nx_shape_session *s);
-int nx__add_shape_rows(nx_shape_session *s) {
-  for (int i = 0; i < s->tensors.n; i++) {
-    nx_tensor *t = s->tensors.p[i];
-    for (int k = 0; k < 3; k++) {
-      nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param,
-                    .o = origin(s, "closing", t, k, t, k)};
-      if (!c.o || nx__hold_add(s, &s->marks, &c, false)) return NX_ENOMEM;
-    }
-  }
-  return 0;
-}
+int nx__add_shape_rows(nx_shape_session *s) { return nx__hold_add_rows(s, &s->marks, 0, 3 * s->tensors.n); }

@@ -19,7 +19,7 @@ struct nx_tensor {
   const char *label;
   const nx_row *rows[3];
   bool is_param;
-  nx__spec_env env;
+  nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
 };
 
 /* A parsed spec: per operand (and the result, last), three rows. At-least
