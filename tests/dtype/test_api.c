@@ -11,24 +11,15 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "nx_dtype.h"
 
 /* ---- Helpers -------------------------------------------------------------- */
 
-static uint64_t bits_of(double x) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-static double of_bits(uint64_t u) {
-  double x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
 static int is_nan(double x) { return x != x; }
 static int neg(double x) { return (int)(bits_of(x) >> 63); }
 /* 2^k for -1022 <= k <= 1023, built from its bits. */
-static double pow2(int k) { return of_bits((uint64_t)(1023 + k) << 52); }
+static double pow2(int k) { return dbl_of((uint64_t)(1023 + k) << 52); }
 /* Same number, bit for bit (NaNs: both NaN). */
 static int same(double a, double b) { return (is_nan(a) && is_nan(b)) || bits_of(a) == bits_of(b); }
 
@@ -587,7 +578,7 @@ static void test_of_float(void) {
       {NX_BOOL, 0x8000000000000000ull, 0},           {NX_BIT, 0x7FF8000000000000ull, 1},
   };
   for (size_t i = 0; i < sizeof sb / sizeof sb[0]; i++) {
-    uint64_t b = nx_dtype_store_bits((int)sb[i].dt, of_bits(sb[i].x));
+    uint64_t b = nx_dtype_store_bits((int)sb[i].dt, dbl_of(sb[i].x));
     CHECK(b == sb[i].want, "nx_dtype_store_bits(%s, %016llx) = %llx, want %llx", nx_dtype_name(sb[i].dt),
           (unsigned long long)sb[i].x, (unsigned long long)b, (unsigned long long)sb[i].want);
   }

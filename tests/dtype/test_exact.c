@@ -31,30 +31,21 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "nx_dtype.h"
 
 /* ---- Doubles from bits ------------------------------------------------------ */
 
-static uint64_t bits_of(double x) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-static double of_bits(uint64_t u) {
-  double x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
 static int is_nan(double x) { return x != x; }
-static double inf(void) { return of_bits(0x7FF0000000000000ull); }
-static double qnan(void) { return of_bits(0x7FF8000000000000ull); }
+static double inf(void) { return dbl_of(0x7FF0000000000000ull); }
+static double qnan(void) { return dbl_of(0x7FF8000000000000ull); }
 static int is_inf(double x) { return (bits_of(x) & 0x7FFFFFFFFFFFFFFFull) == 0x7FF0000000000000ull; }
-static double fabs_(double x) { return of_bits(bits_of(x) & 0x7FFFFFFFFFFFFFFFull); }
+static double fabs_(double x) { return dbl_of(bits_of(x) & 0x7FFFFFFFFFFFFFFFull); }
 
 /* 2^k for -1074 <= k <= 1023, exact. */
 static double pow2(int k) {
-  if (k >= -1022) return of_bits((uint64_t)(1023 + k) << 52);
-  return of_bits((uint64_t)1 << (k + 1074));
+  if (k >= -1022) return dbl_of((uint64_t)(1023 + k) << 52);
+  return dbl_of((uint64_t)1 << (k + 1074));
 }
 
 /* For a finite nonzero double: the exponent E of its leading bit

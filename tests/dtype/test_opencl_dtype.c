@@ -43,6 +43,7 @@
 #include <time.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "nx_dtype.h"
 
 #ifndef NX_DTYPE_H_PATH
@@ -173,10 +174,7 @@ static int is_narrow_float(int code) {
 static uint64_t rng_state;
 
 static uint64_t next_random(void) { /* splitmix64 */
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return splitmix64_next(&rng_state);
 }
 
 static const uint64_t f64_specials[] = {

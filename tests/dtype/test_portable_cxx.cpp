@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "nx_dtype.h"
 
 namespace {
@@ -26,10 +27,7 @@ uint64_t rng_state = 0x6E785F6378783131ull; /* fixed seed */
 
 /* splitmix64 */
 uint64_t next_random() {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return splitmix64_next(&rng_state);
 }
 
 double f64_of_bits(uint64_t u) {

@@ -33,6 +33,7 @@
 
 #include "nx_dtype.h"
 #include "../check.h"
+#include "../common.h"
 
 /* The code under test's internals, for the last section. Its one external
    function is renamed, so the library's own nx__shortest is the one print.c
@@ -357,10 +358,7 @@ static void check_code(const fmt *F, uint64_t bits, int binary, int cplx) {
 
 static uint64_t rng_state = 0x6E787072696E7421ull; /* fixed seed */
 static uint64_t splitmix64(void) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return splitmix64_next(&rng_state);
 }
 
 static double seconds(void) {

@@ -25,35 +25,11 @@
 #include <mpfr.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "nx_dtype.h"
 
 /* ---- Bits ---------------------------------------------------------------- */
 
-#define SIGN64 0x8000000000000000ull
-#define EXP64 0x7FF0000000000000ull
-#define FRAC64 0x000FFFFFFFFFFFFFull
-
-static uint64_t bits_of(double x) {
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  return u;
-}
-static double dbl_of(uint64_t u) {
-  double x;
-  memcpy(&x, &u, 8);
-  return x;
-}
-static uint32_t bits_of_f(float x) {
-  uint32_t u;
-  memcpy(&u, &x, 4);
-  return u;
-}
-static float flt_of(uint32_t u) {
-  float x;
-  memcpy(&x, &u, 4);
-  return x;
-}
-static int is_nan_bits(uint64_t u) { return (u & ~SIGN64) > EXP64; }
 
 /* The double one ulp away from the finite double u, toward larger or smaller
    magnitude, in bits (u's sign kept; toward smaller from a zero gives the
@@ -64,10 +40,7 @@ static uint64_t ulp_down(uint64_t u) { return (u & ~SIGN64) ? u - 1 : (u ^ SIGN6
 /* splitmix64 */
 static uint64_t rng_state = 0x6E78u; /* fixed seed: runs repeat */
 static uint64_t rnd64(void) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return splitmix64_next(&rng_state);
 }
 static long rnd_range(long lo, long hi) { return lo + (long)(rnd64() % (uint64_t)(hi - lo + 1)); }
 

@@ -16,33 +16,9 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../common.h"
 #include "nx_dtype.h"
 
-#define SIGN64 0x8000000000000000ull
-#define EXP64 0x7FF0000000000000ull
-#define FRAC64 0x000FFFFFFFFFFFFFull
-
-static uint64_t bits_of(double x) {
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  return u;
-}
-static double dbl_of(uint64_t u) {
-  double x;
-  memcpy(&x, &u, 8);
-  return x;
-}
-static uint32_t bits_of_f(float x) {
-  uint32_t u;
-  memcpy(&u, &x, 4);
-  return u;
-}
-static float flt_of(uint32_t u) {
-  float x;
-  memcpy(&x, &u, 4);
-  return x;
-}
-static int is_nan_bits(uint64_t u) { return (u & ~SIGN64) > EXP64; }
 
 enum { F16, BF16, E4M3, E5M2, E2M1, NFMT };
 static const struct {

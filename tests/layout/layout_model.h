@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common.h"
 #include "nx_layout.h"
 
 /* ---- splitmix64 ---------------------------------------------------------- */
@@ -25,10 +26,7 @@ static uint64_t rng_state = 0x243F6A8885A308D3u;
 static inline void rng_seed(uint64_t s) { rng_state = s; }
 
 static inline uint64_t rng_u64(void) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-  return z ^ (z >> 31);
+  return splitmix64_next(&rng_state);
 }
 
 /* Uniform in [lo, hi], both included (hi - lo small). */
