@@ -48,25 +48,25 @@ typedef struct nx_tensor nx_tensor;
 
 /* The axis kinds, in notation order. The memory layout is batch, output,
    input. */
-enum nx_kind { NX_BATCH = 0, NX_INPUT = 1, NX_OUTPUT = 2 };
+enum nx_axis_kind { NX_AXIS_BATCH = 0, NX_AXIS_INPUT = 1, NX_AXIS_OUTPUT = 2 };
 
 /* The solver's stages. Stage 1 runs while tensors are built; closing
    (nx_shape_finish) runs stages 2 to 7. */
-enum nx_stage { NX_STAGE1 = 1, NX_STAGE2, NX_STAGE3, NX_STAGE4, NX_STAGE5, NX_STAGE6, NX_STAGE7 };
+enum nx_shape_stage { NX_SHAPE_STAGE1 = 1, NX_SHAPE_STAGE2, NX_SHAPE_STAGE3, NX_SHAPE_STAGE4, NX_SHAPE_STAGE5, NX_SHAPE_STAGE6, NX_SHAPE_STAGE7 };
 
 /* The printing styles of OCANNL's to_string_hum: sizes (`1|784->10,5`), axis
    numbers in the layout and sizes (`0:1|3:784->1:10,2:5`), bases only
    (`default|default->default`), and projection ids with sizes. */
-enum nx_style { NX_STYLE_SIZE, NX_STYLE_AXIS_NUMBER_AND_SIZE, NX_STYLE_ONLY_BASES, NX_STYLE_PROJECTION_AND_SIZE };
+enum nx_shape_style { NX_SHAPE_STYLE_SIZE, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE, NX_SHAPE_STYLE_ONLY_BASES, NX_SHAPE_STYLE_PROJECTION_AND_SIZE };
 
 /* Where a constraint comes from: the operation (may be NULL) and the two
    shapes it relates, by name and kind. Strings are copied into the session. */
 typedef struct nx_shape_origin {
   const char *operation;
   const char *lhs_name;
-  enum nx_kind lhs_kind;
+  enum nx_axis_kind lhs_kind;
   const char *rhs_name;
-  enum nx_kind rhs_kind;
+  enum nx_axis_kind rhs_kind;
 } nx_shape_origin;
 
 /* ---- Sessions -------------------------------------------------------- */
@@ -250,7 +250,7 @@ NX_API int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b);
 
 /* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
    solution with nx_shape_row_subst); nx_tensor_label(t) its label. */
-NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_kind kind);
+NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind);
 NX_API const char *nx_tensor_label(const nx_tensor *t);
 
 /* nx_shape_finish(s) closes inference: stages 2 to 7 over every constraint
@@ -263,7 +263,7 @@ NX_API int nx_shape_finish(nx_shape_session *s);
    `->`, an empty batch or input row left out; a solved dim as its size, or
    `label=size` for a user basis; a variable as `$id` or `$id:name`; and
    returns the length, or -1 with the message set if cap is too small. */
-NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_style style, char *buf,
+NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style style, char *buf,
                                size_t cap);
 
 #ifdef __cplusplus

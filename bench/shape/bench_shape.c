@@ -46,7 +46,7 @@ static int chain(int layers, run_t *r) {
   if (!rc) rc = nx_shape_finish(s);
   double t2 = now();
   char buf[64] = "";
-  if (!rc && nx_tensor_to_string(s, h, NX_STYLE_SIZE, buf, sizeof buf) < 0) rc = 1;
+  if (!rc && nx_tensor_to_string(s, h, NX_SHAPE_STYLE_SIZE, buf, sizeof buf) < 0) rc = 1;
   if (!rc && strcmp(buf, "32|10")) rc = 1; /* the inferred shape of the last layer */
   if (rc) fprintf(stderr, "bench_shape: %s (result %s)\n", nx_error_message(), buf);
   r->total = t2 - t0;

@@ -16,25 +16,25 @@ static void emit(out_t *o, const char *str) {
   o->len += n;
 }
 
-static void print_row(nx_shape_session *s, const nx_row *r, enum nx_style style, int first_axis, out_t *o) {
+static void print_row(nx_shape_session *s, const nx_row *r, enum nx_shape_style style, int first_axis, out_t *o) {
   for (int i = 0; i < r->nbeg + r->ndims; i++) {
     const nx_dim *d = r->beg[i];
     char tmp[300], dim[256];
-    if (style == NX_STYLE_ONLY_BASES)
+    if (style == NX_SHAPE_STYLE_ONLY_BASES)
       snprintf(dim, sizeof dim, "%s", d->kind == NX__D_SOLVED ? d->basis : "?");
     else nx__dim_print(s, d, dim, sizeof dim);
-    if (style == NX_STYLE_AXIS_NUMBER_AND_SIZE) snprintf(tmp, sizeof tmp, "%s%d:%s", i ? "," : "", first_axis + i, dim);
+    if (style == NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE) snprintf(tmp, sizeof tmp, "%s%d:%s", i ? "," : "", first_axis + i, dim);
     else snprintf(tmp, sizeof tmp, "%s%s", i ? "," : "", dim);
     emit(o, tmp);
   }
 }
 
-int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_style style, char *buf, size_t cap) {
+int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style style, char *buf, size_t cap) {
   if (!s || !t || (!buf && cap)) return nx__fail(NX_EINVAL, "nx_tensor_to_string: NULL argument");
-  if (style < NX_STYLE_SIZE || style > NX_STYLE_PROJECTION_AND_SIZE)
+  if (style < NX_SHAPE_STYLE_SIZE || style > NX_SHAPE_STYLE_PROJECTION_AND_SIZE)
     return nx__fail(NX_EINVAL, "nx_tensor_to_string: unknown style %d", (int)style);
-  const nx_row *b = nx__rsub_full(s, t->rows[NX_BATCH]), *in = nx__rsub_full(s, t->rows[NX_INPUT]),
-               *ou = nx__rsub_full(s, t->rows[NX_OUTPUT]);
+  const nx_row *b = nx__rsub_full(s, t->rows[NX_AXIS_BATCH]), *in = nx__rsub_full(s, t->rows[NX_AXIS_INPUT]),
+               *ou = nx__rsub_full(s, t->rows[NX_AXIS_OUTPUT]);
   int nb = b->nbeg + b->ndims, ni = in->nbeg + in->ndims, no = ou->nbeg + ou->ndims;
   out_t o = {buf, cap, 0};
   if (cap) buf[0] = 0;

@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-static const char *kind_name(int k) { return k == NX_BATCH ? "batch" : k == NX_INPUT ? "input" : "output"; }
+static const char *kind_name(int k) { return k == NX_AXIS_BATCH ? "batch" : k == NX_AXIS_INPUT ? "input" : "output"; }
 
 const nx__origin *nx__origin_make(nx_shape_session *s, const nx_shape_origin *o) {
   if (!o) return NULL;

@@ -228,9 +228,9 @@ static int shape(parser *q, const char *b, const char *e, const nx_row **rows) {
   if (bar && arrow && bar > arrow) return fail(q, bar, "'|' after '->'");
   const char *ib = bar ? bar + 1 : b, *ob = arrow ? arrow + 2 : ib;
   int rc;
-  if ((rc = row(q, b, bar ? bar : b, NX_BATCH, &rows[NX_BATCH]))) return rc;
-  if ((rc = row(q, ib, arrow ? arrow : ib, NX_INPUT, &rows[NX_INPUT]))) return rc;
-  return row(q, ob, e, NX_OUTPUT, &rows[NX_OUTPUT]);
+  if ((rc = row(q, b, bar ? bar : b, NX_AXIS_BATCH, &rows[NX_AXIS_BATCH]))) return rc;
+  if ((rc = row(q, ib, arrow ? arrow : ib, NX_AXIS_INPUT, &rows[NX_AXIS_INPUT]))) return rc;
+  return row(q, ob, e, NX_AXIS_OUTPUT, &rows[NX_AXIS_OUTPUT]);
 }
 
 int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {

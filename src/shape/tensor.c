@@ -128,9 +128,9 @@ int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const 
   if (rc) return rc;
   const nx_row **rows = nx__shape_alloc(s, 3 * sizeof *rows);
   if (!rows) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
-  rows[0] = t->rows[NX_BATCH], rows[1] = t->rows[NX_OUTPUT], rows[2] = t->rows[NX_INPUT];
+  rows[0] = t->rows[NX_AXIS_BATCH], rows[1] = t->rows[NX_AXIS_OUTPUT], rows[2] = t->rows[NX_AXIS_INPUT];
   nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
-                .o = origin(s, "total elements", t, NX_OUTPUT, t, NX_OUTPUT)};
+                .o = origin(s, "total elements", t, NX_AXIS_OUTPUT, t, NX_AXIS_OUTPUT)};
   if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
   return finish_op(s, "nx_tensor_fill", t, out);
 }
@@ -139,9 +139,9 @@ static int pointwise(nx_shape_session *s, const char *fn, const char *op, nx_ten
                      nx_tensor **out) {
   nx_tensor *t = op_node(s, op);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-  mark(s, t->rows[NX_INPUT], true);
+  mark(s, t->rows[NX_AXIS_INPUT], true);
   for (int i = 0; i < n; i++) {
-    mark(s, args[i]->rows[NX_INPUT], true);
+    mark(s, args[i]->rows[NX_AXIS_INPUT], true);
     for (int k = 0; k < 3; k++)
       if (ineq(s, op, t, k, args[i], k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   }
@@ -169,13 +169,13 @@ static int compose(nx_shape_session *s, const char *fn, const char *op, nx_tenso
                    nx_tensor **out) {
   nx_tensor *t = op_node(s, op);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-  mark(s, a->rows[NX_INPUT], false);
-  mark(s, t->rows[NX_INPUT], false);
-  int rc = add_row(s, NX__C_ROW_INEQ, a->rows[NX_INPUT], b->rows[NX_OUTPUT], origin(s, op, a, NX_INPUT, b, NX_OUTPUT));
-  rc = rc ? rc : ineq(s, op, t, NX_BATCH, a, NX_BATCH);
-  rc = rc ? rc : ineq(s, op, t, NX_BATCH, b, NX_BATCH);
-  rc = rc ? rc : ineq(s, op, t, NX_INPUT, b, NX_INPUT);
-  rc = rc ? rc : ineq(s, op, t, NX_OUTPUT, a, NX_OUTPUT);
+  mark(s, a->rows[NX_AXIS_INPUT], false);
+  mark(s, t->rows[NX_AXIS_INPUT], false);
+  int rc = add_row(s, NX__C_ROW_INEQ, a->rows[NX_AXIS_INPUT], b->rows[NX_AXIS_OUTPUT], origin(s, op, a, NX_AXIS_INPUT, b, NX_AXIS_OUTPUT));
+  rc = rc ? rc : ineq(s, op, t, NX_AXIS_BATCH, a, NX_AXIS_BATCH);
+  rc = rc ? rc : ineq(s, op, t, NX_AXIS_BATCH, b, NX_AXIS_BATCH);
+  rc = rc ? rc : ineq(s, op, t, NX_AXIS_INPUT, b, NX_AXIS_INPUT);
+  rc = rc ? rc : ineq(s, op, t, NX_AXIS_OUTPUT, a, NX_AXIS_OUTPUT);
   for (int k = 0; d && k < 3 && !rc; k++) rc = ineq(s, op, t, k, d, k);
   if (rc) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   return finish_op(s, fn, t, out);
@@ -195,8 +195,8 @@ int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
   CHECK_ARGS("nx_tensor_transpose", a);
   nx_tensor *t = op_node(s, "transpose");
   if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_transpose: out of memory");
-  if (ineq(s, "transpose", t, NX_BATCH, a, NX_BATCH) || ineq(s, "transpose", t, NX_INPUT, a, NX_OUTPUT) ||
-      ineq(s, "transpose", t, NX_OUTPUT, a, NX_INPUT))
+  if (ineq(s, "transpose", t, NX_AXIS_BATCH, a, NX_AXIS_BATCH) || ineq(s, "transpose", t, NX_AXIS_INPUT, a, NX_AXIS_OUTPUT) ||
+      ineq(s, "transpose", t, NX_AXIS_OUTPUT, a, NX_AXIS_INPUT))
     return nx__fail(NX_ENOMEM, "nx_tensor_transpose: out of memory");
   return finish_op(s, "nx_tensor_transpose", t, out);
 }
@@ -207,10 +207,10 @@ int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
   int v = nx__shape_new_var(s, false, NULL);
   if (!t || v < 0) return nx__fail(NX_ENOMEM, "nx_tensor_batch_slice: out of memory");
   const nx_dim *sd = nx__dim_var(s, v);
-  const nx_row *b = nx__row_new(s, &sd, 1, NULL, 0, t->rows[NX_BATCH]->var);
-  if (!b || add_row(s, NX__C_ROW_EQ, b, a->rows[NX_BATCH], origin(s, "batch_slice", t, NX_BATCH, a, NX_BATCH)) ||
-      eq(s, "batch_slice", t, NX_INPUT, a->rows[NX_INPUT], a, NX_INPUT) ||
-      eq(s, "batch_slice", t, NX_OUTPUT, a->rows[NX_OUTPUT], a, NX_OUTPUT))
+  const nx_row *b = nx__row_new(s, &sd, 1, NULL, 0, t->rows[NX_AXIS_BATCH]->var);
+  if (!b || add_row(s, NX__C_ROW_EQ, b, a->rows[NX_AXIS_BATCH], origin(s, "batch_slice", t, NX_AXIS_BATCH, a, NX_AXIS_BATCH)) ||
+      eq(s, "batch_slice", t, NX_AXIS_INPUT, a->rows[NX_AXIS_INPUT], a, NX_AXIS_INPUT) ||
+      eq(s, "batch_slice", t, NX_AXIS_OUTPUT, a->rows[NX_AXIS_OUTPUT], a, NX_AXIS_OUTPUT))
     return nx__fail(NX_ENOMEM, "nx_tensor_batch_slice: out of memory");
   return finish_op(s, "nx_tensor_batch_slice", t, out);
 }
@@ -266,7 +266,7 @@ int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size) {
   if (!o || !v) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
   o->operation = "set_dim";
   o->lhs_name = o->rhs_name = "(set_dim)";
-  o->lhs_kind = o->rhs_kind = NX_OUTPUT;
+  o->lhs_kind = o->rhs_kind = NX_AXIS_OUTPUT;
   nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = d, .d2 = v, .o = o};
   if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
   return nx__solve_checked(s, "nx_tensor_set_dim", 1);
@@ -274,7 +274,7 @@ int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size) {
 
 int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t total) {
   if (!s || !r || total < 0) return nx__fail(NX_EINVAL, "nx_tensor_set_row_total: NULL argument or negative total");
-  int rc = nx_shape_add_total_elems(s, &r, 1, total, &(nx_shape_origin){"set_dim", "(set_dim)", NX_OUTPUT, "(set_dim)", NX_OUTPUT});
+  int rc = nx_shape_add_total_elems(s, &r, 1, total, &(nx_shape_origin){"set_dim", "(set_dim)", NX_AXIS_OUTPUT, "(set_dim)", NX_AXIS_OUTPUT});
   return rc ? rc : nx__solve_checked(s, "nx_tensor_set_row_total", 1);
 }
 
@@ -285,8 +285,8 @@ int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b) {
   return nx__solve_checked(s, "nx_tensor_set_equal", 1);
 }
 
-const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_kind kind) {
-  return t && kind >= NX_BATCH && kind <= NX_OUTPUT ? t->rows[kind] : NULL;
+const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind) {
+  return t && kind >= NX_AXIS_BATCH && kind <= NX_AXIS_OUTPUT ? t->rows[kind] : NULL;
 }
 
 const char *nx_tensor_label(const nx_tensor *t) { return t ? t->label : NULL; }

@@ -7,7 +7,7 @@
 #include "../check.h"
 #include "nx_shape.h"
 
-static const nx_shape_origin O = {"test", "test", NX_OUTPUT, "test", NX_OUTPUT};
+static const nx_shape_origin O = {"test", "test", NX_AXIS_OUTPUT, "test", NX_AXIS_OUTPUT};
 
 static inline const nx_dim *dd(nx_shape_session *s, int64_t n) { return nx_dim_solved(s, n, NULL); }
 
@@ -30,7 +30,7 @@ static inline int64_t val(nx_shape_session *s, const nx_dim *d) {
   return nx_shape_dim_value(s, d, &v, NULL) == 0 ? v : -1;
 }
 
-static inline const char *shape_str(nx_shape_session *s, const nx_tensor *t, enum nx_style st) {
+static inline const char *shape_str(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style st) {
   static char buf[512];
   if (nx_tensor_to_string(s, t, st, buf, sizeof buf) < 0) return "<error>";
   return buf;

@@ -29,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int n = 1 + (int)(size % 3);
   if (nx_tensor_einsum(s, spec, args, n, &r) == 0) {
     char buf[256];
-    nx_tensor_to_string(s, r, NX_STYLE_AXIS_NUMBER_AND_SIZE, buf, sizeof buf);
+    nx_tensor_to_string(s, r, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE, buf, sizeof buf);
     nx_shape_finish(s);
-    nx_tensor_to_string(s, r, NX_STYLE_SIZE, buf, sizeof buf);
+    nx_tensor_to_string(s, r, NX_SHAPE_STYLE_SIZE, buf, sizeof buf);
   }
   nx_shape_session_free(s);
   free(spec);

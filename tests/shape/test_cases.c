@@ -277,7 +277,7 @@ static const char *einsum1(const char *spec, const char *b, const char *i, const
   nx_tensor *args[2] = {x, y};
   if (!rc) rc = nx_tensor_einsum(s, spec, args, n, &r);
   if (!rc) rc = nx_shape_finish(s);
-  if (!rc) snprintf(out, sizeof out, "%s", shape_str(s, r, NX_STYLE_AXIS_NUMBER_AND_SIZE));
+  if (!rc) snprintf(out, sizeof out, "%s", shape_str(s, r, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE));
   else snprintf(out, sizeof out, "<error: %s>", nx_error_message());
   nx_shape_session_free(s);
   return out;
@@ -354,7 +354,7 @@ static void param_errors(void) {
     nx_tensor_compose(s, w, c, &m);
     nx_tensor_binary(s, "+", b, m, &y);
     CHECK(nx_shape_finish(s) == 0, "case 11 [1;2]+({w}*[3;4;5]): %s", nx_error_message());
-    const char *str = shape_str(s, w, NX_STYLE_AXIS_NUMBER_AND_SIZE);
+    const char *str = shape_str(s, w, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE);
     CHECK(!strcmp(str, "1:3->0:2"), "case 11 w: %s", str);
     nx_shape_session_free(s);
   }
@@ -370,7 +370,7 @@ static void hello_world(void) {
   nx_tensor_compose(s, hey, q, &m);
   nx_tensor_binary(s, "+", m, p, &y);
   CHECK(nx_shape_finish(s) == 0, "case 12: %s", nx_error_message());
-  const char *str = shape_str(s, hey, NX_STYLE_AXIS_NUMBER_AND_SIZE);
+  const char *str = shape_str(s, hey, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE);
   CHECK(!strcmp(str, "1:q=1->0:p=1"), "case 12: %s", str);
   nx_shape_session_free(s);
 }
@@ -386,7 +386,7 @@ static const char *labels(const char *a, const char *b, char *bases, size_t cap)
   int rc = nx_tensor_binary(s, "+", x, y, &r);
   if (!rc) rc = nx_shape_finish(s);
   snprintf(msg, sizeof msg, "%s", rc ? nx_error_message() : "");
-  if (!rc) nx_tensor_to_string(s, r, NX_STYLE_ONLY_BASES, bases, cap);
+  if (!rc) nx_tensor_to_string(s, r, NX_SHAPE_STYLE_ONLY_BASES, bases, cap);
   nx_shape_session_free(s);
   return msg;
 }
@@ -418,7 +418,7 @@ static void einsum3(void) {
   /* The session is not tainted by a spec error. */
   CHECK(nx_tensor_einsum(s, "ij;jk;kl=>il", args, 3, &r) == 0 && nx_shape_finish(s) == 0, "case 14 ok: %s",
         nx_error_message());
-  CHECK(!strcmp(shape_str(s, r, NX_STYLE_SIZE), "2,5"), "case 14 result %s", shape_str(s, r, NX_STYLE_SIZE));
+  CHECK(!strcmp(shape_str(s, r, NX_SHAPE_STYLE_SIZE), "2,5"), "case 14 result %s", shape_str(s, r, NX_SHAPE_STYLE_SIZE));
   nx_shape_session_free(s);
 }
 
@@ -430,7 +430,7 @@ static void counterexamples(void) {
   CHECK(nx_tensor_einsum(s, "a,b,..r.. => ..r..,b,a", &x, 1, &p) == 0, "case 15 permute: %s", nx_error_message());
   CHECK(nx_tensor_binary(s, "+", x, p, &r) == 0 && nx_shape_finish(s) == 0, "case 15 x + permuted: %s",
         nx_error_message());
-  CHECK(!strcmp(shape_str(s, r, NX_STYLE_SIZE), "3,5,3"), "case 15: %s", shape_str(s, r, NX_STYLE_SIZE));
+  CHECK(!strcmp(shape_str(s, r, NX_SHAPE_STYLE_SIZE), "3,5,3"), "case 15: %s", shape_str(s, r, NX_SHAPE_STYLE_SIZE));
   nx_shape_session_free(s);
   /* With an abstract parameter and set_dim a 3; set_dim b 5, OCANNL's
      solver fails (its known incompleteness). nx's closing finds a solution
@@ -444,11 +444,11 @@ static void counterexamples(void) {
   if (!rc) rc = nx_tensor_set_dim(s2, nx_tensor_spec_dim(p, "b"), 5);
   if (!rc) rc = nx_shape_finish(s2);
   char xs[600];
-  snprintf(xs, sizeof xs, "%s", rc ? nx_error_message() : shape_str(s2, x, NX_STYLE_SIZE));
+  snprintf(xs, sizeof xs, "%s", rc ? nx_error_message() : shape_str(s2, x, NX_SHAPE_STYLE_SIZE));
   /* x's axes a,b sit in its leading flank and the permute's b,a in the
      trailing one, so the sum broadcasts them apart: x = 3,5, x+p = 3,5,5,3. */
   CHECK(rc ? *nx_error_message() != 0
-           : !strcmp(xs, "3,5") && !strcmp(shape_str(s2, r, NX_STYLE_SIZE), "3,5,5,3"),
+           : !strcmp(xs, "3,5") && !strcmp(shape_str(s2, r, NX_SHAPE_STYLE_SIZE), "3,5,5,3"),
         "case 15 abstract: %s", xs);
   printf("case 15 abstract: %s: %s\n", rc ? "shape error" : "solved, x =", xs);
   nx_shape_session_free(s2);

@@ -32,7 +32,7 @@ static void mlp(const int *perm, char out[4][64]) {
   int rc = nx_shape_finish(s);
   nx_tensor *show[4] = {leaf[0], leaf[1], leaf[2], loss};
   for (int i = 0; i < 4; i++)
-    snprintf(out[i], 64, "%.60s", rc ? nx_error_message() : shape_str(s, show[i], NX_STYLE_SIZE));
+    snprintf(out[i], 64, "%.60s", rc ? nx_error_message() : shape_str(s, show[i], NX_SHAPE_STYLE_SIZE));
   nx_shape_session_free(s);
 }
 
