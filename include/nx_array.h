@@ -17,7 +17,7 @@
 
    Failures return a negative status and set nx_error_message(), naming the
    function and each operand's dtype and shape; NX_ELOST where the device
-   work an access must follow was lost. An option's None is NX_ARRAY_NONE,
+   work an access must follow was lost. An option's None is NX_NONE,
    with the out-parameter unset. */
 #ifndef NX_ARRAY_H
 #define NX_ARRAY_H
@@ -37,7 +37,6 @@ extern "C" {
 typedef struct nx_array nx_array;
 
 /* The status of an option's None. */
-#define NX_ARRAY_NONE 1
 
 /* ---- Arrays ------------------------------------------------------------ */
 
@@ -85,13 +84,13 @@ NX_API const char *nx_array_describe(const nx_array *a, char *buf, size_t cap);
 /* ---- Views ------------------------------------------------------------- */
 
 /* nx_array_move(m, a, &r) sets r to the array over a's buffer laid out by
-   nx_layout_move(m, a's layout) and returns 0, or returns NX_ARRAY_NONE where
+   nx_layout_move(m, a's layout) and returns 0, or returns NX_NONE where
    that is None.
    Fails as nx_move_shape does. */
 NX_API int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r);
 
 /* nx_array_bitcast(dt, a, &r) sets r to a's bits read as elements of dt over
-   a's buffer (nx_layout_bitcast) and returns 0, or returns NX_ARRAY_NONE where
+   a's buffer (nx_layout_bitcast) and returns 0, or returns NX_NONE where
    widening's conditions fail or the result's first element is not on a
    multiple of dt's alignment.
    Fails with NX_EINVAL if a's buffer is dead, and on a narrowing of an array
@@ -157,7 +156,7 @@ NX_API int nx_array_copy(const nx_array *a, nx_array **r);
 /* nx_array_borrow(d, a, &r) sets r to a's elements on d without a copy: a's
    dtype and layout over d's borrow of a's buffer (nx_buffer_borrow), which
    shares a's memory, so writes through either show in the other; returns 0,
-   or NX_ARRAY_NONE where d cannot map a's memory.
+   or NX_NONE where d cannot map a's memory.
    Fails with NX_EINVAL if a's buffer is dead, NX_ELOST for a lost device. */
 NX_API int nx_array_borrow(nx_device *d, const nx_array *a, nx_array **r);
 

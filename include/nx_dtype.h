@@ -501,9 +501,9 @@ NX_API const nx_dtype *nx_dtype_all(void);
 /* nx_dtype_code(dt) is dt's code: its index in nx_dtype_all() and its NX_<NAME>. */
 NX_API int nx_dtype_code(nx_dtype dt);
 
-/* nx_dtype_of_code(c, &dt) sets dt to the dtype whose code is c and returns 1,
-   or returns 0 (None) and leaves dt unset unless 0 <= c < NX_DTYPE_COUNT.
-   It allocates nothing. */
+/* nx_dtype_of_code(c, &dt) sets dt to the dtype whose code is c and returns 0,
+   or returns NX_NONE and leaves dt unset unless 0 <= c < NX_DTYPE_COUNT.
+   It allocates nothing. Fails with NX_EINVAL if dt is NULL. */
 NX_API int nx_dtype_of_code(int c, nx_dtype *dt);
 
 /* nx_dtype_bits(dt) is the width of one element of dt in bits: 1 for NX_BIT,
@@ -520,8 +520,9 @@ NX_API int nx_dtype_bytes(nx_dtype dt, int64_t n, int64_t *b);
    as "float32" or "float4_e2m1fn": a static string. */
 NX_API const char *nx_dtype_name(nx_dtype dt);
 
-/* nx_dtype_of_name(s, &dt) sets dt to the dtype named s and returns 1, or
-   returns 0 (None), dt unset, if no dtype has that name (NULL included). */
+/* nx_dtype_of_name(s, &dt) sets dt to the dtype named s and returns 0, or
+   returns NX_NONE, dt unset, if no dtype has that name (NULL included).
+   Fails with NX_EINVAL if dt is NULL. */
 NX_API int nx_dtype_of_name(const char *s, nx_dtype *dt);
 
 /* nx_dtype_kind(dt) is the kind of number dt holds. */

@@ -3,9 +3,10 @@
    Every fallible nx function returns an int status, 0 on success and a
    negative NX_E... code otherwise, or NULL; on failure it sets a message,
    local to the calling thread, that names the function and its operands. A
-   function that answers an option (None) is not failing: it returns a
-   distinct non-negative status or leaves an out-parameter unset. nx never
-   aborts, exits or prints on bad input. */
+   function that answers an option returns 0 for Some, with its out-parameter
+   set, and NX_NONE (1) for None, with its out-parameter unset; None is not a
+   failure and sets no message. nx never aborts, exits or prints on bad
+   input. */
 #ifndef NX_ERROR_H
 #define NX_ERROR_H
 
@@ -24,6 +25,7 @@ extern "C" {
 /* The statuses: X(name, value, description). */
 #define NX_STATUS_TABLE(X)                                        \
   X(OK, 0, "success")                                             \
+  X(NONE, 1, "none: an option answered None")                     \
   X(EINVAL, -1, "invalid argument")                               \
   X(ENOMEM, -2, "out of memory")                                  \
   X(ELOST, -3, "device lost")                                     \

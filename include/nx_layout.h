@@ -13,7 +13,7 @@
 
    Failures return NX_EINVAL and set nx_error_message() (nx_error.h), naming
    the function and its operands; an option's None is the status
-   NX_LAYOUT_NONE (1), with the out-parameter unset. Every function that
+   NX_NONE (1), with the out-parameter unset. Every function that
    fails leaves its out-parameters as they were. */
 #ifndef NX_LAYOUT_H
 #define NX_LAYOUT_H
@@ -31,7 +31,6 @@ extern "C" {
 #define NX_MAX_RANK 32
 
 /* The status of a function whose option answers None. */
-#define NX_LAYOUT_NONE 1
 
 /* A layout: rank axes of extents >= 0 and any strides, and an offset. The
    element count (the product of the extents) fits in an int64_t for every
@@ -70,13 +69,13 @@ NX_API int64_t nx_layout_count(const nx_layout *l);
 NX_API int nx_layout_position(const nx_layout *l, const int64_t *index, int64_t *p);
 
 /* nx_layout_span(l, &least, &greatest) sets the least and greatest positions
-   l reaches and returns 0, or returns NX_LAYOUT_NONE for a layout with no
+   l reaches and returns 0, or returns NX_NONE for a layout with no
    element. */
 NX_API int nx_layout_span(const nx_layout *l, int64_t *least, int64_t *greatest);
 
 /* nx_layout_bits(l, width, &lo, &hi) sets [lo, hi) to the bits that elements
    of `width` bits laid out by l reach, from the first bit of the least
-   position to the end of the greatest, and returns 0; NX_LAYOUT_NONE for a
+   position to the end of the greatest, and returns 0; NX_NONE for a
    layout with no element. A buffer of at least ceil(hi / 8) bytes holds them
    when lo >= 0.
    Fails if width < 1 or the bit numbers do not fit in an int64_t. */
@@ -187,7 +186,7 @@ NX_API int nx_move_unsqueeze(nx_move *m, int axis);
 NX_API int nx_move_shape(const nx_move *m, const int64_t *shape, int rank, int64_t *out, int *out_rank);
 
 /* nx_layout_move(m, l, &r) sets r to the layout of l moved by m and returns
-   0, or returns NX_LAYOUT_NONE where no single strided layout expresses the
+   0, or returns NX_NONE where no single strided layout expresses the
    result. Only a reshape answers None: exactly where numpy's no-copy reshape
    fails (axes that are not merged with a stride that runs on; axes of
    extent 1 never matter, and a layout with no element always reshapes).
@@ -211,7 +210,7 @@ NX_API int nx_layout_move(const nx_move *m, const nx_layout *l, nx_layout *r);
      and they are divided by r. A layout with no element needs only the
      trailing axis of extent r: its other strides and offset are divided where
      they divide and its offset rounded down.
-   Returns 0, or NX_LAYOUT_NONE where widening's conditions fail.
+   Returns 0, or NX_NONE where widening's conditions fail.
    Fails if a width is not one of those, on a narrowing of a layout of rank
    NX_MAX_RANK, or if the result's positions do not fit in an int64_t. */
 NX_API int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r);

@@ -168,14 +168,13 @@ NX_API bool nx_buffer_overlaps(const nx_buffer *a, const nx_buffer *b);
 
 /* nx_buffer_borrow(d, b, &out) sets out to a new buffer, d's mapping of b's
    memory with b's access, and returns 0; for d b's own device it is b with a
-   reference added. Returns NX_RIG_NONE, out unset, where d cannot map b's
+   reference added. Returns NX_NONE, out unset, where d cannot map b's
    memory (nx_device_can_map).
    Fails with NX_EINVAL if b's memory is dead, NX_ELOST if d or b's device is
    lost, NX_ENOMEM. */
 NX_API int nx_buffer_borrow(nx_device *d, nx_buffer *b, nx_buffer **out);
 
 /* The status of an option's None. */
-#define NX_RIG_NONE 1
 
 /* ---- Timelines --------------------------------------------------------- */
 

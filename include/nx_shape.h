@@ -156,7 +156,7 @@ NX_API int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx
 NX_API int nx_shape_solve(nx_shape_session *s, int stage);
 
 /* nx_shape_dim_value(s, d, &size, &basis) sets size and basis (a string the
-   session owns) to d's solution and returns 0, or returns 1 (None) if d is
+   session owns) to d's solution and returns 0, or returns NX_NONE if d is
    not solved yet. */
 NX_API int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis);
 

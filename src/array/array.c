@@ -123,7 +123,7 @@ int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {
   if (!nx__array_empty(a) && bits_of(dt) >= 8) {
     int64_t first = l.offset * bits_of(dt) / 8, al = alignment(dt);
     uintptr_t addr = (uintptr_t)nx_buffer_host_address(a->b);
-    if (first % al || (addr && (addr + (uintptr_t)first) % (uintptr_t)al)) return NX_ARRAY_NONE;
+    if (first % al || (addr && (addr + (uintptr_t)first) % (uintptr_t)al)) return NX_NONE;
   }
   return make(fn, dt, &l, a->b, r);
 }

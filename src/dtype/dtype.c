@@ -30,9 +30,10 @@ const nx_dtype *nx_dtype_all(void) { return all; }
 int nx_dtype_code(nx_dtype dt) { return nx__dtype_valid("nx_dtype_code", dt) ? (int)dt : -1; }
 
 int nx_dtype_of_code(int c, nx_dtype *dt) {
-  if (c < 0 || c >= NX_DTYPE_COUNT) return 0;
+  if (dt == NULL) return nx__fail(NX_EINVAL, "nx_dtype_of_code: the dtype out-parameter is NULL");
+  if (c < 0 || c >= NX_DTYPE_COUNT) return NX_NONE;
   *dt = (nx_dtype)c;
-  return 1;
+  return 0;
 }
 
 int nx_dtype_bits(nx_dtype dt) { return nx__dtype_valid("nx_dtype_bits", dt) ? nx_dtype_bits_of(dt) : 0; }
@@ -53,13 +54,14 @@ int nx_dtype_bytes(nx_dtype dt, int64_t n, int64_t *b) {
 const char *nx_dtype_name(nx_dtype dt) { return nx__dtype_valid("nx_dtype_name", dt) ? names[dt] : NULL; }
 
 int nx_dtype_of_name(const char *s, nx_dtype *dt) {
-  if (s == NULL) return 0;
+  if (dt == NULL) return nx__fail(NX_EINVAL, "nx_dtype_of_name: the dtype out-parameter is NULL");
+  if (s == NULL) return NX_NONE;
   for (int c = 0; c < NX_DTYPE_COUNT; c++)
     if (strcmp(s, names[c]) == 0) {
       *dt = (nx_dtype)c;
-      return 1;
+      return 0;
     }
-  return 0;
+  return NX_NONE;
 }
 
 nx_kind nx_dtype_kind(nx_dtype dt) {

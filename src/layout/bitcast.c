@@ -29,19 +29,19 @@ int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r) {
     int64_t k = to / from;
     int last = l->rank - 1;
     bool none = false;
-    if (last < 0 || l->extent[last] != k) return NX_LAYOUT_NONE;
+    if (last < 0 || l->extent[last] != k) return NX_NONE;
     for (int j = 0; j < l->rank; j++) none |= l->extent[j] == 0;
-    if (!none && l->stride[last] != 1) return NX_LAYOUT_NONE;
+    if (!none && l->stride[last] != 1) return NX_NONE;
     out.rank = last;
     for (int j = 0; j < last; j++) {
       if (l->stride[j] % k) {
-        if (!none) return NX_LAYOUT_NONE;
+        if (!none) return NX_NONE;
         out.stride[j] = 0; /* no element: the stride reaches nothing */
       } else {
         out.stride[j] = l->stride[j] / k;
       }
     }
-    if (l->offset % k && !none) return NX_LAYOUT_NONE;
+    if (l->offset % k && !none) return NX_NONE;
     out.offset = l->offset / k - (l->offset % k < 0); /* rounded down */
     out.extent[last] = 0;
     out.stride[last] = 0;

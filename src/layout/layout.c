@@ -121,7 +121,7 @@ int nx_layout_span(const nx_layout *l, int64_t *least, int64_t *greatest) {
   int s = nx__layout_check("nx_layout_span", l);
   if (s) return s;
   for (int j = 0; j < l->rank; j++)
-    if (l->extent[j] == 0) return NX_LAYOUT_NONE;
+    if (l->extent[j] == 0) return NX_NONE;
   nx__layout_span(l, least, greatest);
   return 0;
 }

@@ -92,7 +92,7 @@ int nx__reshape(const char *fn, const nx_layout *l, const int64_t *shape, int n,
       if (nd[j] > 0 && NX__MUL(run, nd[j], &run)) run = 0; /* past an int64_t: any stride serves */
     }
   } else if (!nocopy(l, nd, n, ns)) {
-    return NX_LAYOUT_NONE;
+    return NX_NONE;
   } else {
     if (n > 0) memcpy(out.stride, ns, (size_t)n * sizeof *ns);
   }

@@ -170,7 +170,7 @@ int nx_buffer_borrow(nx_device *d, nx_buffer *b, nx_buffer **out) {
     *out = b;
     return 0;
   }
-  if (!nx_device_can_map(d, b)) return NX_RIG_NONE;
+  if (!nx_device_can_map(d, b)) return NX_NONE;
   void *map = NULL;
   if (d != b->mem->dev && d->be->map && !(map = d->be->map(d, b->mem)))
     return nx__fail(NX_ENOMEM, "%s: %s could not map %s", fn, d->name, nx__buffer_text(b, t, sizeof t));

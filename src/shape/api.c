@@ -236,7 +236,7 @@ int nx_shape_finish(nx_shape_session *s) {
 int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis) {
   if (!s || !d) return nx__fail(NX_EINVAL, "nx_shape_dim_value: NULL argument");
   const nx_dim *x = nx__dsub(s, d);
-  if (x->kind != NX__D_SOLVED) return 1;
+  if (x->kind != NX__D_SOLVED) return NX_NONE;
   if (size) *size = x->d;
   if (basis) *basis = x->basis;
   return 0;

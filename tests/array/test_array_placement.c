@@ -321,7 +321,7 @@ static void test_borrow(void) {
             CHECK(s == 0 && r && nx_buffer_overlaps(nx_array_buffer(r), sb), "borrow onto its own device %s: %s",
                   DEVN[di], nx_error_message());
           } else if (!can) {
-            CHECK(s == NX_ARRAY_NONE && r == NULL, "borrow %s (%d) -> %s, which cannot map it: %d", DEVN[si], kind,
+            CHECK(s == NX_NONE && r == NULL, "borrow %s (%d) -> %s, which cannot map it: %d", DEVN[si], kind,
                   DEVN[di], s);
             n_borrow_none++;
             continue;

@@ -1,7 +1,7 @@
 /* Every Raises clause of seed 000 that the C API has, provoked: the status,
    the out-parameter left unset, and a message that names the function and
    the operand ("float32 [3]"). Options' None (bitcast, borrow) are checked
-   as NX_ARRAY_NONE with the result unset. */
+   as NX_NONE with the result unset. */
 #include "test_array_common.h"
 
 static arr_devices R;
@@ -173,7 +173,7 @@ static void test_alignment(void) {
   int64_t s42[2] = {4, 2};
   nx_move_reshape(&m, s42, 2);
   CHECK(u8 && nx_array_move(&m, u8, &sh) == 0, "reshape");
-  CHECK(sh && nx_array_bitcast(NX_UINT16, sh, &r) == NX_ARRAY_NONE && r == SENT,
+  CHECK(sh && nx_array_bitcast(NX_UINT16, sh, &r) == NX_NONE && r == SENT,
         "uint8 [4;2] at an odd address to uint16: None");
   CHECK(sh && nx_array_bitcast(NX_INT4, sh, &r) == 0, "uint8 at +1 to int4: %s", nx_error_message());
   if (r != SENT) nx_array_free(r);
@@ -247,7 +247,7 @@ static void test_move(void) {
   nx_move_permute(&m, p10, 2);
   CHECK(t && nx_array_move(&m, t, &u) == 0, "permute: %s", nx_error_message());
   nx_move_reshape(&m, &(int64_t){6}, 1);
-  CHECK(u && nx_array_move(&m, u, &r) == NX_ARRAY_NONE && r == SENT, "reshape of a transpose: None");
+  CHECK(u && nx_array_move(&m, u, &r) == NX_NONE && r == SENT, "reshape of a transpose: None");
   (void)s32;
   /* A dead buffer: a move of an array whose buffer died is refused as v
      refuses it. */
@@ -262,7 +262,7 @@ static void test_move(void) {
 static void test_bitcast(void) {
   nx_array *a = host_arr(NX_UINT8, 6), *r = SENT;
   /* None where widening's conditions fail. */
-  CHECK(nx_array_bitcast(NX_UINT16, a, &r) == NX_ARRAY_NONE && r == SENT, "uint8 [6] to uint16: None");
+  CHECK(nx_array_bitcast(NX_UINT16, a, &r) == NX_NONE && r == SENT, "uint8 [6] to uint16: None");
   nx_move m;
   int64_t s32[2] = {3, 2}, s22[2] = {2, 2}, st = 1, sp = 5;
   nx_move_reshape(&m, s32, 2);
@@ -271,13 +271,13 @@ static void test_bitcast(void) {
   CHECK(nx_array_bitcast(NX_UINT16, b, &r) == 0 && r != SENT, "uint8 [3;2] to uint16: %s", nx_error_message());
   if (r != SENT) nx_array_free(r);
   r = SENT;
-  CHECK(nx_array_bitcast(NX_UINT32, b, &r) == NX_ARRAY_NONE && r == SENT, "uint8 [3;2] to uint32: None");
+  CHECK(nx_array_bitcast(NX_UINT32, b, &r) == NX_NONE && r == SENT, "uint8 [3;2] to uint32: None");
   /* An offset that is not a multiple of the ratio. */
   nx_move_shrink(&m, &st, &sp, 1);
   CHECK(nx_array_move(&m, a, &c) == 0, "shrink");
   nx_move_reshape(&m, s22, 2);
   CHECK(c && nx_array_move(&m, c, &d) == 0, "reshape");
-  CHECK(d && nx_array_bitcast(NX_UINT16, d, &r) == NX_ARRAY_NONE && r == SENT, "offset 1 to uint16: None");
+  CHECK(d && nx_array_bitcast(NX_UINT16, d, &r) == NX_NONE && r == SENT, "offset 1 to uint16: None");
   CHECK(d && nx_array_bitcast(NX_INT4, d, &r) == 0, "offset 1 to int4: %s", nx_error_message());
   if (r != SENT) nx_array_free(r);
   r = SENT;
@@ -553,11 +553,11 @@ static void test_borrow(void) {
   nx_array *t = dev_arr(R.test, NX_MEMORY_DEVICE, NX_FLOAT32, 3), *o = dev_arr(R.ocl0, NX_MEMORY_DEVICE, NX_FLOAT32, 3);
   /* None where the device cannot map the memory: the test device maps only
      its own; the host does not map device memory. */
-  CHECK(nx_array_borrow(R.test, a, &r) == NX_ARRAY_NONE && r == SENT, "host array to the test device: None (%s)",
+  CHECK(nx_array_borrow(R.test, a, &r) == NX_NONE && r == SENT, "host array to the test device: None (%s)",
         nx_error_message());
-  CHECK(nx_array_borrow(R.test, o, &r) == NX_ARRAY_NONE && r == SENT, "OpenCL array to the test device: None");
-  CHECK(nx_array_borrow(R.host, t, &r) == NX_ARRAY_NONE && r == SENT, "test array to the host: None");
-  CHECK(nx_array_borrow(R.ocl0, t, &r) == NX_ARRAY_NONE && r == SENT, "test array to OpenCL: None");
+  CHECK(nx_array_borrow(R.test, o, &r) == NX_NONE && r == SENT, "OpenCL array to the test device: None");
+  CHECK(nx_array_borrow(R.host, t, &r) == NX_NONE && r == SENT, "test array to the host: None");
+  CHECK(nx_array_borrow(R.ocl0, t, &r) == NX_NONE && r == SENT, "test array to OpenCL: None");
   CHECK(nx_array_borrow(R.test, t, &r) == 0 && r != SENT, "test array to its own device: %s", nx_error_message());
   if (r != SENT) nx_array_free(r);
   r = SENT;

@@ -88,7 +88,7 @@ static void test_codes(void) {
   for (int c = 0; c < 21; c++) {
     nx_dtype dt = (nx_dtype)77;
     int r = nx_dtype_of_code(c, &dt);
-    CHECK(r == 1 && dt == rows[c].dt, "nx_dtype_of_code(%d) = %d, dt %d; want 1, %s", c, r, (int)dt, rows[c].name);
+    CHECK(r == 0 && dt == rows[c].dt, "nx_dtype_of_code(%d) = %d, dt %d; want 1, %s", c, r, (int)dt, rows[c].name);
   }
   const int nones[] = {-1, 21, 22, 100, INT_MIN, INT_MAX, INT_MIN + 1, -21};
   for (size_t i = 0; i < sizeof nones / sizeof nones[0]; i++) {
@@ -97,16 +97,16 @@ static void test_codes(void) {
     char before[256];
     snprintf(before, sizeof before, "%s", nx_error_message());
     int r = nx_dtype_of_code(nones[i], &dt);
-    CHECK(r == 0, "nx_dtype_of_code(%d) = %d, want 0 (None)", nones[i], r);
+    CHECK(r == NX_NONE, "nx_dtype_of_code(%d) = %d, want NX_NONE", nones[i], r);
     CHECK(dt == (nx_dtype)77, "nx_dtype_of_code(%d) set dt to %d: None leaves it unset", nones[i], (int)dt);
     CHECK(strcmp(before, nx_error_message()) == 0, "nx_dtype_of_code(%d): None is no failure, yet the message is %s",
           nones[i], nx_error_message());
   }
   {
     nx_dtype dt = (nx_dtype)77;
-    CHECK(nx_dtype_of_code(0, &dt) == 1 && dt == NX_FLOAT64, "of_code 0 is float64");
+    CHECK(nx_dtype_of_code(0, &dt) == 0 && dt == NX_FLOAT64, "of_code 0 is float64");
     dt = (nx_dtype)77;
-    CHECK(nx_dtype_of_code(20, &dt) == 1 && dt == NX_BIT, "of_code 20 is bit");
+    CHECK(nx_dtype_of_code(20, &dt) == 0 && dt == NX_BIT, "of_code 20 is bit");
   }
 }
 
@@ -244,13 +244,13 @@ static void test_names(void) {
     CHECK(nx_dtype_name(rows[i].dt) == s, "nx_dtype_name(%s) is not a static string", rows[i].name);
     nx_dtype dt = (nx_dtype)77;
     int r = nx_dtype_of_name(rows[i].name, &dt);
-    CHECK(r == 1 && dt == rows[i].dt, "nx_dtype_of_name(\"%s\") = %d, dt %d", rows[i].name, r, (int)dt);
+    CHECK(r == 0 && dt == rows[i].dt, "nx_dtype_of_name(\"%s\") = %d, dt %d", rows[i].name, r, (int)dt);
     /* A copy in another buffer: by contents, not by address. */
     char copy[32];
     snprintf(copy, sizeof copy, "%s", rows[i].name);
     dt = (nx_dtype)77;
     r = nx_dtype_of_name(copy, &dt);
-    CHECK(r == 1 && dt == rows[i].dt, "nx_dtype_of_name(copy of \"%s\") = %d, dt %d", rows[i].name, r, (int)dt);
+    CHECK(r == 0 && dt == rows[i].dt, "nx_dtype_of_name(copy of \"%s\") = %d, dt %d", rows[i].name, r, (int)dt);
     /* The name with a trailing space, a leading space, one character short,
        upper case: none is a name. */
     char bad[40];
@@ -259,19 +259,19 @@ static void test_names(void) {
       snprintf(bad, sizeof bad, fmts[k], rows[i].name);
       dt = (nx_dtype)77;
       r = nx_dtype_of_name(bad, &dt);
-      CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d, dt %d; want None", bad, r, (int)dt);
+      CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d, dt %d; want None", bad, r, (int)dt);
     }
     snprintf(bad, sizeof bad, "%s", rows[i].name);
     bad[strlen(bad) - 1] = 0;
     dt = (nx_dtype)77;
     r = nx_dtype_of_name(bad, &dt);
-    CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d; want None", bad, r);
+    CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d; want None", bad, r);
     snprintf(bad, sizeof bad, "%s", rows[i].name);
     for (char *p = bad; *p; p++)
       if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
     dt = (nx_dtype)77;
     r = nx_dtype_of_name(bad, &dt);
-    CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d; want None", bad, r);
+    CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d; want None", bad, r);
   }
   /* Distinct names. */
   for (int i = 0; i < 21; i++)
@@ -288,7 +288,7 @@ static void test_names(void) {
     char before[256];
     snprintf(before, sizeof before, "%s", nx_error_message());
     int r = nx_dtype_of_name(nones[i], &dt);
-    CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d, dt %d; want None, dt unset", nones[i], r,
+    CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(\"%s\") = %d, dt %d; want None, dt unset", nones[i], r,
           (int)dt);
     CHECK(strcmp(before, nx_error_message()) == 0, "nx_dtype_of_name(\"%s\"): None is no failure, message now %s",
           nones[i], nx_error_message());
@@ -296,7 +296,7 @@ static void test_names(void) {
   {
     nx_dtype dt = (nx_dtype)77;
     int r = nx_dtype_of_name(NULL, &dt);
-    CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(NULL) = %d, dt %d; want None", r, (int)dt);
+    CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(NULL) = %d, dt %d; want None", r, (int)dt);
   }
   {
     /* 10^5 characters: all 'a', and a real name followed by many more. */
@@ -308,16 +308,16 @@ static void test_names(void) {
       s[n] = 0;
       nx_dtype dt = (nx_dtype)77;
       int r = nx_dtype_of_name(s, &dt);
-      CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(10^5 x 'a') = %d; want None", r);
+      CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(10^5 x 'a') = %d; want None", r);
       memcpy(s, "float32", 7);
       dt = (nx_dtype)77;
       r = nx_dtype_of_name(s, &dt);
-      CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(\"float32aaaa...\", 10^5 chars) = %d; want None", r);
+      CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(\"float32aaaa...\", 10^5 chars) = %d; want None", r);
       memset(s, ' ', n);
       memcpy(s, "bit", 3);
       dt = (nx_dtype)77;
       r = nx_dtype_of_name(s, &dt);
-      CHECK(r == 0 && dt == (nx_dtype)77, "nx_dtype_of_name(\"bit    ...\", 10^5 chars) = %d; want None", r);
+      CHECK(r == NX_NONE && dt == (nx_dtype)77, "nx_dtype_of_name(\"bit    ...\", 10^5 chars) = %d; want None", r);
       free(s);
     }
   }

@@ -88,13 +88,13 @@ static void bitcasts(void) {
   CHECK(nx_layout_bitcast(&r, 8, 32, &back) == 0 && is(&back, 2, A(2, 3), A(3, 1), 5, true), "and back: %s", show(&back));
   CHECK(nx_layout_bitcast(&l, 16, 16, &r) == 0 && is(&r, 2, A(2, 3), A(3, 1), 5, true), "equal widths: %s", show(&r));
   l = mk(2, A(2, 12), NULL, 0);
-  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_LAYOUT_NONE, "widening [2; 12] by 4: want None");
+  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_NONE, "widening [2; 12] by 4: want None");
   l = mk(2, A(2, 4), A(4, 2), 0);
-  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_LAYOUT_NONE, "widening with a trailing stride 2: want None");
+  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_NONE, "widening with a trailing stride 2: want None");
   l = mk(2, A(2, 4), A(6, 1), 0);
-  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_LAYOUT_NONE, "widening with a stride 6 by 4: want None");
+  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_NONE, "widening with a stride 6 by 4: want None");
   l = mk(2, A(2, 4), A(8, 1), 2);
-  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_LAYOUT_NONE, "widening at offset 2 by 4: want None");
+  CHECK(nx_layout_bitcast(&l, 8, 32, &r) == NX_NONE, "widening at offset 2 by 4: want None");
   l = mk(2, A(2, 4), A(8, 1), 4);
   CHECK(nx_layout_bitcast(&l, 8, 32, &r) == 0 && is(&r, 1, A(2), A(2), 1, true), "widening [2; 4] at [8; 1] offset 4: %s", show(&r));
   l = mk(2, A(2, 4), A(-8, 1), 8);
@@ -108,22 +108,22 @@ static void bitcasts(void) {
   CHECK(nx_layout_bitcast(&l, 128, 1, &r) == 0 && is(&r, 2, A(3, 128), A(128, 1), 128, true), "128-bit elements as bits: %s", show(&r));
   l = mk(0, NULL, NULL, 3);
   CHECK(nx_layout_bitcast(&l, 64, 16, &r) == 0 && is(&r, 1, A(4), A(1), 12, true), "a scalar narrowed: %s", show(&r));
-  CHECK(nx_layout_bitcast(&l, 16, 64, &r) == NX_LAYOUT_NONE, "a scalar widened: want None");
+  CHECK(nx_layout_bitcast(&l, 16, 64, &r) == NX_NONE, "a scalar widened: want None");
   /* No element: only the trailing axis of extent r is needed. */
   l = mk(2, A(0, 2), A(5, 1), 3);
   CHECK(nx_layout_bitcast(&l, 8, 16, &r) == 0 && r.rank == 1 && r.extent[0] == 0 && r.offset == 1, "no element [0; 2] at [5; 1] offset 3, widened: %s, want extent [0], offset 1", show(&r));
   l = mk(2, A(0, 2), A(4, 7), -3);
   CHECK(nx_layout_bitcast(&l, 8, 16, &r) == 0 && r.rank == 1 && r.extent[0] == 0 && r.stride[0] == 2 && r.offset == -2, "no element [0; 2] at [4; 7] offset -3, widened: %s, want stride 2, offset -2", show(&r));
   l = mk(2, A(2, 0), A(1, 1), 0);
-  CHECK(nx_layout_bitcast(&l, 8, 16, &r) == NX_LAYOUT_NONE, "no element [2; 0], widened by 2: want None");
+  CHECK(nx_layout_bitcast(&l, 8, 16, &r) == NX_NONE, "no element [2; 0], widened by 2: want None");
   l = mk(1, A(0), A(1), 0);
-  CHECK(nx_layout_bitcast(&l, 8, 16, &r) == NX_LAYOUT_NONE, "no element [0], widened by 2: want None");
+  CHECK(nx_layout_bitcast(&l, 8, 16, &r) == NX_NONE, "no element [0], widened by 2: want None");
   /* Narrowing at NX_MAX_RANK is refused. */
   int64_t ones[NX_MAX_RANK];
   for (int k = 0; k < NX_MAX_RANK; k++) ones[k] = 1;
   l = mk(NX_MAX_RANK, ones, NULL, 0);
   CHECK(nx_layout_bitcast(&l, 16, 8, &r) == NX_EINVAL && strstr(nx_error_message(), "nx_layout_bitcast"), "narrowing at NX_MAX_RANK: want NX_EINVAL naming nx_layout_bitcast (%s)", nx_error_message());
-  CHECK(nx_layout_bitcast(&l, 8, 16, &r) == NX_LAYOUT_NONE, "widening a rank-%d layout of extent-1 axes by 2: want None", NX_MAX_RANK);
+  CHECK(nx_layout_bitcast(&l, 8, 16, &r) == NX_NONE, "widening a rank-%d layout of extent-1 axes by 2: want None", NX_MAX_RANK);
 }
 
 static int move(const nx_move *m, const nx_layout *l, nx_layout *r) { return nx_layout_move(m, l, r); }
@@ -141,10 +141,10 @@ static void reshapes(void) {
   CHECK(move(&m, &l, &r) == 0 && is(&r, 1, A(6), A(-1), 5, true), "a full flip to [6]: %s", show(&r));
   /* x[:, ::-1].reshape(6) needs a copy */
   l = mk(2, A(2, 3), A(3, -1), 2);
-  CHECK(move(&m, &l, &r) == NX_LAYOUT_NONE, "[2; 3] at [3; -1] to [6]: want None, got %s", show(&r));
+  CHECK(move(&m, &l, &r) == NX_NONE, "[2; 3] at [3; -1] to [6]: want None, got %s", show(&r));
   /* A transpose merges nothing, but splits and inserts 1s freely. */
   l = mk(2, A(3, 2), A(1, 3), 0);
-  CHECK(move(&m, &l, &r) == NX_LAYOUT_NONE, "a transpose to [6]: want None");
+  CHECK(move(&m, &l, &r) == NX_NONE, "a transpose to [6]: want None");
   nx_move_reshape(&m, A(3, 1, 2, 1), 4);
   CHECK(move(&m, &l, &r) == 0 && is(&r, 4, A(3, 1, 2, 1), A(1, 0, 3, 0), 0, false), "a transpose to [3; 1; 2; 1]: %s", show(&r));
   l = mk(2, A(4, 6), A(1, 4), 0);
@@ -153,7 +153,7 @@ static void reshapes(void) {
   /* Stride 0 runs merge only with stride 0. */
   l = mk(2, A(2, 3), A(0, 1), 0);
   nx_move_reshape(&m, A(6), 1);
-  CHECK(move(&m, &l, &r) == NX_LAYOUT_NONE, "[2; 3] at [0; 1] to [6]: want None");
+  CHECK(move(&m, &l, &r) == NX_NONE, "[2; 3] at [0; 1] to [6]: want None");
   l = mk(2, A(2, 2), A(0, 0), 4);
   nx_move_reshape(&m, A(-1), 1);
   CHECK(move(&m, &l, &r) == 0 && is(&r, 1, A(4), A(0), 4, true), "[2; 2] at [0; 0] to [-1]: %s", show(&r));

@@ -134,13 +134,13 @@ static void check_facts(const nx_layout *l) {
   bool has = m_span(l, &lo, &hi);
   int st = nx_layout_span(l, &glo, &ghi);
   if (has) CHECK(st == 0 && glo == lo && ghi == hi, "span of %s: status %d [%" PRId64 ", %" PRId64 "], want [%" PRId64 ", %" PRId64 "]", b.s, st, glo, ghi, lo, hi);
-  else CHECK(st == NX_LAYOUT_NONE && glo == -77 && ghi == -77, "span of %s (no element): status %d, out %" PRId64 " %" PRId64, b.s, st, glo, ghi);
+  else CHECK(st == NX_NONE && glo == -77 && ghi == -77, "span of %s (no element): status %d, out %" PRId64 " %" PRId64, b.s, st, glo, ghi);
 
   int w = bit_widths[rng_in(0, 6)];
   int64_t blo = -77, bhi = -77;
   st = nx_layout_bits(l, w, &blo, &bhi);
   if (has) CHECK(st == 0 && blo == lo * w && bhi == (hi + 1) * w, "bits of %s width %d: status %d [%" PRId64 ", %" PRId64 "), want [%" PRId64 ", %" PRId64 ")", b.s, w, st, blo, bhi, lo * w, (hi + 1) * w);
-  else CHECK(st == NX_LAYOUT_NONE && blo == -77 && bhi == -77, "bits of %s (no element): status %d", b.s, st);
+  else CHECK(st == NX_NONE && blo == -77 && bhi == -77, "bits of %s (no element): status %d", b.s, st);
 
   bool c = bf_contiguous(l);
   stat_contig[c]++;
@@ -624,7 +624,7 @@ static int check_move(const nx_layout *l, const nx_move *spec, nx_layout *out) {
     stat_move[spec->kind][OUT_NONE]++;
     sbuf g = {0};
     if (st == 0) sb_layout(&g, &res);
-    CHECK(st == NX_LAYOUT_NONE && memcmp(&res, &sentinel, sizeof res) == 0, "nx_layout_move(%s) on %s: status %d%s%s, want None (no strided layout reaches the elements in C order), out untouched", mb.s, lb.s, st, st == 0 ? ", gave " : "", g.s);
+    CHECK(st == NX_NONE && memcmp(&res, &sentinel, sizeof res) == 0, "nx_layout_move(%s) on %s: status %d%s%s, want None (no strided layout reaches the elements in C order), out untouched", mb.s, lb.s, st, st == 0 ? ", gave " : "", g.s);
     return 1;
   }
   stat_move[spec->kind][OUT_OK]++;
@@ -703,7 +703,7 @@ static void check_bitcast_one(const nx_layout *l, int from, int to) {
   }
   if (!can) {
     stat_bitcast[1]++;
-    CHECK(st == NX_LAYOUT_NONE && memcmp(&res, &sentinel, sizeof res) == 0, "bitcast %s %d -> %d (wider by %" PRId64 "): status %d, want None, out untouched%s%s", lb.s, from, to, q, st, st == 0 ? "; gave " : "", rb.s);
+    CHECK(st == NX_NONE && memcmp(&res, &sentinel, sizeof res) == 0, "bitcast %s %d -> %d (wider by %" PRId64 "): status %d, want None, out untouched%s%s", lb.s, from, to, q, st, st == 0 ? "; gave " : "", rb.s);
     return;
   }
   stat_bitcast[2]++;

@@ -152,8 +152,8 @@ int main(void) {
     prime();
     char before[256];
     snprintf(before, sizeof before, "%s", nx_error_message());
-    CHECK(nx_layout_span(&empty, &lo, &hi) == NX_LAYOUT_NONE && lo == -77 && hi == -77, "span of no element");
-    CHECK(nx_layout_bits(&empty, 8, &lo, &hi) == NX_LAYOUT_NONE && lo == -77 && hi == -77, "bits of no element");
+    CHECK(nx_layout_span(&empty, &lo, &hi) == NX_NONE && lo == -77 && hi == -77, "span of no element");
+    CHECK(nx_layout_bits(&empty, 8, &lo, &hi) == NX_NONE && lo == -77 && hi == -77, "bits of no element");
     CHECK(strcmp(before, nx_error_message()) == 0, "a None answer changed the message to \"%s\"", nx_error_message());
     REFUSED("width 0 on no element", "nx_layout_bits", nx_layout_bits(&empty, 0, &lo, &hi));
   }
@@ -377,7 +377,7 @@ int main(void) {
     prime();
     char before[256];
     snprintf(before, sizeof before, "%s", nx_error_message());
-    CHECK(nx_layout_bitcast(&l23, 8, 16, &r) == NX_LAYOUT_NONE && untouched(&r), "widening [2, 3] by 2: want None");
+    CHECK(nx_layout_bitcast(&l23, 8, 16, &r) == NX_NONE && untouched(&r), "widening [2, 3] by 2: want None");
     CHECK(strcmp(before, nx_error_message()) == 0, "widening's None changed the message to \"%s\"", nx_error_message());
 
     fill(&r);

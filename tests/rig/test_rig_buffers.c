@@ -2,7 +2,7 @@
    reference counts, free (dead with "freed", refused twice, memory kept
    while claims and work still use it), death by consume, host addresses per
    kind, overlaps, borrow (host to OpenCL, OpenCL io to host, opencl:0 to
-   opencl:1, the test device's NX_RIG_NONE) and export. */
+   opencl:1, the test device's NX_NONE) and export. */
 #include "rig_common.h"
 
 static rig_devices R;
@@ -383,12 +383,12 @@ static void test_borrow(void) {
   nx_buffer_release(o);
   /* The test device maps only its own, and no other device maps it. */
   nx_buffer *u = (nx_buffer *)&u;
-  CHECK(nx_buffer_borrow(T0, h, &u) == NX_RIG_NONE && u == (nx_buffer *)&u, "test device borrows host memory");
-  CHECK(nx_buffer_borrow(T0, d0, &u) == NX_RIG_NONE && u == (nx_buffer *)&u, "test device borrows opencl:0 memory");
-  CHECK(nx_buffer_borrow(R.host, t, &u) == NX_RIG_NONE && u == (nx_buffer *)&u, "host borrows test memory");
-  CHECK(nx_buffer_borrow(R.ocl0, t, &u) == NX_RIG_NONE && u == (nx_buffer *)&u, "opencl:0 borrows test memory");
-  CHECK(nx_buffer_borrow(T1, t, &u) == NX_RIG_NONE && u == (nx_buffer *)&u, "test:1 borrows test:0 memory");
-  CHECK(nx_buffer_borrow(R.host, d0, &u) == NX_RIG_NONE && u == (nx_buffer *)&u, "host borrows opencl:0 memory");
+  CHECK(nx_buffer_borrow(T0, h, &u) == NX_NONE && u == (nx_buffer *)&u, "test device borrows host memory");
+  CHECK(nx_buffer_borrow(T0, d0, &u) == NX_NONE && u == (nx_buffer *)&u, "test device borrows opencl:0 memory");
+  CHECK(nx_buffer_borrow(R.host, t, &u) == NX_NONE && u == (nx_buffer *)&u, "host borrows test memory");
+  CHECK(nx_buffer_borrow(R.ocl0, t, &u) == NX_NONE && u == (nx_buffer *)&u, "opencl:0 borrows test memory");
+  CHECK(nx_buffer_borrow(T1, t, &u) == NX_NONE && u == (nx_buffer *)&u, "test:1 borrows test:0 memory");
+  CHECK(nx_buffer_borrow(R.host, d0, &u) == NX_NONE && u == (nx_buffer *)&u, "host borrows opencl:0 memory");
   CHECK(nx_buffer_borrow(T0, t, &u) == 0 && u == t, "test device borrows its own");
   nx_buffer_release(u);
   CHECK(nx_buffer_borrow(NULL, t, &u) == NX_EINVAL && nx_buffer_borrow(T0, NULL, &u) == NX_EINVAL &&
