@@ -2,6 +2,7 @@
 #ifndef NX_H
 #define NX_H
 
+#include "nx_version.h"
 #include "nx_error.h"
 #include "nx_dtype.h"
 #include "nx_layout.h"
