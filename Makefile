@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The commands the README names. Each does its own set-up on a fresh Debian
 # machine (as root): tools/install-deps.sh installs what is missing.
 

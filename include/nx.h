@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx.h: every public header of nx. */
 #ifndef NX_H
 #define NX_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_array.h: arrays over device buffers, their elements and placement, raw
    access, DLPack exchange, and the door that host kernels read arrays
    through.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_dtype.h: nx's 21 element formats, their facts, and every conversion into
    and out of them.
 

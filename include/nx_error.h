@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_error.h: statuses and the thread-local error message.
 
    Every fallible nx function returns an int status, 0 on success and a

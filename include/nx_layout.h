@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_layout.h: layouts (strided views counted in elements), movements,
    bitcast arithmetic, the copy layout of to_device, distinctness and overlap.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_rig.h: devices, buffers, timelines, claims, donation and loss.
 
    A device (nx_device) is the host, an OpenCL device, or a test device whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_shape.h: shape inference over symbolic shapes, after OCANNL's rows,
    dimension and row variables, broadcasting inequalities and staged solver.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_version.h: the version of nx this program was compiled against, and
    nx_version() for the one it runs with.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The test harness: checks that count, report the first failures with their
    place, and a verdict. A test program returns check_done() from main; a
    test that cannot run returns skip(reason), which ctest counts as skipped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers every suite may use: bit casts between doubles, floats and their
    bits (memcpy, which C and C++ both define), and splitmix64, the small
    fixed-seed generator that makes random cases repeat from run to run. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what nx's build, tests and benchmarks need on a Debian machine, and
 # nothing that is already there. Run as root (CI and fresh machines); as another
 # user it only reports what is missing.

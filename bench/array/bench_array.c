@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_array: the door's overhead on a 3-operand call of 1 element (its
    claims, waits and the rest separately), and to_device host -> OpenCL and
    transfer of contiguous arrays against submit_copy of the same bytes.

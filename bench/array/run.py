@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The array benchmark: the door's overhead on a 3-operand call of 1 element
 (target < 200 ns; claims, waits and the rest reported apart), and to_device
 host -> OpenCL and transfer of contiguous arrays against submit_copy of the

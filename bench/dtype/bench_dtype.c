@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_dtype: the per-element cost of nx's scalar stores from double and of
    pp_value, beside gcc's (_Float16)x (libgcc's software conversion on x86
    without AVX512-FP16). Prints "name ns_per_element" lines; run.py adds the

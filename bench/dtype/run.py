@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The dtype benchmark: nx's scalar stores from double and pp_value, against
 gcc's (_Float16)x, numpy's astype from float64 and ml_dtypes' astype, all on
 the same standard normal doubles, measured in this one run. Prints each cost

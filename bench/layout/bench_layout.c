@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_layout: the cost of movements and of nx_layout_is_distinct and
    nx_layout_shares_byte, on the views the layouts issue names and on
    adversarial layouts whose exact search runs to its bound. Prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The layout benchmark: per-call costs of movements, distinctness and byte
 overlap, against the layouts issue's targets (is_distinct of a transposed
 1000x1000 view and of a sliced 4-D view under 1 us), and the cost of an exact

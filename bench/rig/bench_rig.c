@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_rig: claim and release of three operands, alone and with two threads
    on disjoint buffers; host <-> OpenCL copy bandwidth against memcpy; and the
    submit-to-completion latency of an empty command on every device. Prints

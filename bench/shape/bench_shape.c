@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shape inference throughput: a chain of layers (compose with an inferred
    parameter, a broadcasting bias, a pointwise activation) built, inferred
    and closed, at 10^3, 10^4 and 10^5 layers. Every number printed comes from

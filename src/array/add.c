@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seed's kernel end to end: nx_cpu_add through the door, and nx_add,
    which turns its answers into results and errors. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Arrays: making them, their parts, views and borrows. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the array module. */
 #ifndef NX_ARRAY_INTERNAL_H
 #define NX_ARRAY_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DLPack 1.x exchange: the C form of seed 000's bigarray (export) and
    of_bigarray (import), without a copy except for bit, which DLPack has no
    code for. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The door: claims every operand or none, in runs of NX_MAX_OPERANDS; answers
    the seed's refusals in its precedence; waits (host kernels) and runs the
    kernel under the claims; and the messages of refusals. */

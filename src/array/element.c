@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Elements: values to bits and back, and the host's element access, which
    claims, waits, and holds the claim while it reads or writes. */
 #include <stdio.h>

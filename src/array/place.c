@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Placement: to_device, transfer and copy, bit for bit on every pair of
    devices. Bytes move through submit_copy where the host does not address
    a memory, and the host gathers or scatters elements through host staging

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scoped raw access: the C form of seed 000's read and write. The callback
    gets the host address of the claimed memory, the dtype and the layout; the
    claim ends however it returns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The thread-local error message and the status names. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: setting the thread-local error message. */
 #ifndef NX_BASE_ERROR_H
 #define NX_BASE_ERROR_H

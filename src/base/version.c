@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The library's own version, compiled in, for programs that load it at run
    time. */
 #include "nx_version.h"

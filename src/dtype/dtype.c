@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Dtype API: facts, names, values, exactness and the bit-level entry
    points. The conversions themselves are nx_dtype.h's; this file adds what
    needs a host: names, errors and the typed values. */

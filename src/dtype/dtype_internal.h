@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the dtype module. */
 #ifndef NX_DTYPE_INTERNAL_H
 #define NX_DTYPE_INTERNAL_H

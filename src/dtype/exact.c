@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dtype.exact: whether every value of one dtype is a value of another. */
 #include "nx_dtype.h"
 #include "dtype_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dtype.pp_value: the text of a value, the same on every system. */
 #include <stdatomic.h>
 #include <stdlib.h>

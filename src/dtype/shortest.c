@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shortest-nearest decimal digits of a binary float value.
 
    The value is v = c * 2^q; its round-trip interval runs from the midpoint

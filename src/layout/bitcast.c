@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bitcast arithmetic and the copy layout of to_device. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Layouts: making them, and their facts. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the layout module. */
 #ifndef NX_LAYOUT_INTERNAL_H
 #define NX_LAYOUT_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Movements: their constructors, and applying them to a layout. */
 #include <stdio.h>
 #include <string.h>

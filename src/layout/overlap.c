@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Distinctness, overlap at the byte and identity of layouts. */
 #include <stdlib.h>
 #include <string.h>

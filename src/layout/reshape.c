@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reshape without a copy: numpy's rule (_attempt_nocopy_reshape), which
    answers None exactly where the elements in C order are not one strided
    layout of the new shape. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A bounded exact search for a solution of sum a_i x_i = t, 0 <= x_i <= u_i,
    after numpy's solve_diophantine (mem_overlap.c). Terms go by decreasing
    coefficient; each level tries the values of its variable that keep the rest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the bounded search behind distinctness and overlap. */
 #ifndef NX_LAYOUT_SEARCH_H
 #define NX_LAYOUT_SEARCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers and their memories: making, counting, freeing, borrowing, and the
    host's wait for the work an access must follow. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Claims and donation: each an atomic update of one memory's claim word, so
    no lock is shared between threads and nothing blocks. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host: memory is the process's own, so every access is through its
    address. Host memory meant for devices to map is page-aligned. */
 #include <stdlib.h>

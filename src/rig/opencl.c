@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* OpenCL devices: every device of OpenCL 1.2 or later of every platform, one
    context per platform (so a platform's devices map each other's memory),
    one in-order queue per device. The timeline's thread issues each command

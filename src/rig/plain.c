@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory that the process holds as plain bytes, the host's and the test
    device's: its reads, writes, fills and copies are memcpy and memset on the
    bytes' address (host memory's own, or the test device's hidden storage). */

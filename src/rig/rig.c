@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The device table: the host, the OpenCL devices found on first use, and the
    test devices made since. Devices are never freed. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the rig: devices, timelines, memories, jobs, and the backend
    interface each device type fills (host.c, opencl.c, test.c). */
 #ifndef NX_RIG_INTERNAL_H

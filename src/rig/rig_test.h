@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test hooks of the rig, for the test suites only. */
 #ifndef NX_RIG_TEST_H
 #define NX_RIG_TEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Submissions: work, copies and fills, checked and queued on a timeline. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The test device: memory the host does not address (hidden storage that
    only its timeline touches), work on a thread of its own, and faults that
    nx_test_device_fail arms (timeline.c fires them). */

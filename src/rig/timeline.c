@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timelines: each device's queue of jobs and the thread that runs them in
    order, waiting first for the events each job must follow. */
 #include <stdlib.h>

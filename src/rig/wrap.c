@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers over host memory that nx did not make (a DLPack producer's): a
    memory of kind NX_MEMORY_HOST on the host whose storage goes back through
    the owner's release callback instead of the host's free. */

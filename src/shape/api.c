@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public face of the solver: making dims and rows, adding constraints,
    solving by stage, reading solutions, and closing a session. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The session arena: every dim, row, constraint and tensor of a session is
    carved from its chunks, so freeing the session frees them all at once. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Closing: the marks (terminal dims and rows of leaves, interior rows) and
    the rows constraints (total elements, exact rows), stage by stage, and the
    stage-2 merge of unique adjacency pairs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dims and rows: making them, substituting the solution into them (with
    path compression, so that long chains of bindings stay linear), comparing
    and printing them. */

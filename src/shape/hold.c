@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Held constraints: the marks kept for later stages and the constraints
    deferred until more is known. Each is registered on the variables it
    reads (those of its dims and rows under the current solution); a change to

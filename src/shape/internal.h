@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: the shape module's data model, environment and solver entry
    points. Every object lives in its session's arena (arena.c); the
    environment's tables are growable arrays the session frees. */

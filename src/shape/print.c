@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Printing shapes as OCANNL's to_string_hum: rows as their dims joined by
    commas, combined as batch|input->output, with the chosen style. */
 #include <stdio.h>

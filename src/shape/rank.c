@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The rank graph over row variables. An edge v -k-> w says rank v >= rank w
    + k; a cycle of positive weight means infinitely many axes. Bound row
    variables join their value's class (union-find with rank offsets: rank v

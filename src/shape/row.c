@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Row constraints: unification of rows (flat equality, with the
    placement guard of OCANNL's unify_row) and the broadcasting inequality
    res <= opnd (outer-aligned flanks, the deficit template, caps stored as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The solver's core: the work queue, errors with traces, and the dimension
    constraints (unification with occurs check, broadcasting inequalities
    through lower bounds). Rows are in row.c, closing in close.c. */

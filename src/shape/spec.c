@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The einsum/permute spec parser, in OCANNL's syntax:
      spec    := operand (';' operand)* '=>' shape
      shape   := [row '|'] [row '->'] row     (batch | input -> output)

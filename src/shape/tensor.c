@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Symbolic tensors: each operation makes a node with fresh open rows and
    adds the constraints of shape_inference.md section 2, then solves them at
    stage 1, so errors surface at the operation that causes them. */

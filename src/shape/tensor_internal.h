@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal: symbolic tensor nodes and the einsum spec parser. */
 #ifndef NX_SHAPE_TENSOR_INTERNAL_H
 #define NX_SHAPE_TENSOR_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the array suites (test_array_*.c, test_door.c): the
    devices (the host, two OpenCL devices through PoCL, a test device: a suite
    fails, not skips, without OpenCL), raw byte access to any buffer that does

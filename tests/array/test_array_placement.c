@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Placement between every pair of devices (the host, opencl:0, opencl:1, a
    test device), bit for bit: to_device, transfer, copy and borrow of float
    arrays holding NaNs with payloads (signalling and quiet, both signs),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every Raises clause of seed 000 that the C API has, provoked: the status,
    the out-parameter left unset, and a message that names the function and
    the operand ("float32 [3]"). Options' None (bitcast, borrow) are checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scoped raw access (nx_array_read, nx_array_write): the callback sees the
    buffer's host address, the dtype and the layout whole; device work is
    waited for; the claim ends however the callback returns; every refusal

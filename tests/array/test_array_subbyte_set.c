@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sub-byte nx_array_set from many threads keeps neighbours: THREADS threads
    each store their own elements of one shared int4 array and one shared bit
    array, whose elements interleave so that every byte holds elements of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DLPack exchange (nx_array_to_dlpack, nx_array_from_dlpack): the round trip
    of every dtype without a copy, the codes and packing DLPack defines, the
    read-only flag, bit as a bool copy, the deleter called exactly once (and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """DLPack with a real client: numpy.
 
 Over the shared library (argv[1], libnx.so) through ctypes:

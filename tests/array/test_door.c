@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The door. Its precedence over every combination of faults on up to three
    operands (table-driven, against a model written here) for both doors; the
    kernel runs only on Done, and no claim is left afterwards. The device door

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Portability of nx_dtype.h's portable part: as C++11 against libnx, under
 # nvcc (compile only), and as OpenCL C on every OpenCL device (PoCL in CI).
 # Included from tests/dtype/CMakeLists.txt.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # test_portable_clang_cl: nx_dtype.h compiles as OpenCL C with an offline
 # compiler (clang -x cl for SPIR, as to SPIR-V), which defines
 # __OPENCL_C_VERSION__ but not __OPENCL_VERSION__: OpenCL C 1.2, 2.0 and 3.0,

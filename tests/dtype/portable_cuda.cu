@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_dtype.h under nvcc: compiled, not run (the test machine may have no GPU).
    A kernel calls every kind of portable function on the device: the facts,
    the store rule by code from float64 bits and on doubles, the loads, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # test_portable_cuda: nx_dtype.h compiles under nvcc, device and host passes,
 # warnings as errors. Compile only: no GPU is needed.
 #   portable_cuda.sh NVCC SOURCE INCLUDE_DIR OUT_DIR [ARCH]

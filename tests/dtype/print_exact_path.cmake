@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # test_print_exact_path: test_print_exact.c against the library's sources with
 # src/dtype/shortest.c built with NX_TEST_FORCE_EXACT, so its exact big-number
 # fallback (exact_rop) answers every value instead of the 126-bit fast path.

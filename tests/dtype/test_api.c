@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Dtype API against the seed (Nx_array.Dtype, seed 001) and its C form
    (nx_dtype.h): every dtype's facts, names, kinds, values, stores of floats,
    float formats, and every refusal, each checked for its status, its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Dtype.exact, the whole 21 x 21 table, against a derivation written here and
    independent of nx:
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_dtype.h as OpenCL C, run on every OpenCL device found (PoCL's CPU
    device in CI): the device stores and loads exactly the bits the host does.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx_dtype.h as C++11: the portable part compiled by a C++ compiler gives the
    bits the C library (libnx, compiled as C) gives, and the host API links
    from C++ (extern "C").

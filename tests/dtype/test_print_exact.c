@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pp_value's float text against an exact reference written with GMP.
 
    The reference knows nothing of the code under test: it decodes every code's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pp_value against the research vectors, transcribed exactly: every code of
    float8_e4m3fn, float8_e5m2 and float4_e2m1fn (dtypes_vectors.md section 2)
    and the selected float16 and bfloat16 codes (section 3), the seed's and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The store rule against an MPFR oracle.
 
    The oracle (oracle_store) is written from the rule, not from nx_dtype.h: a

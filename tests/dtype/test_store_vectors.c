@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The store rule on the research vectors: every store vector of
    shared/reference/dtypes_vectors.md §1 (its five tables, transcribed exactly),
    the highlight table of dtypes.md §5, the integer examples of dtypes.md §2,

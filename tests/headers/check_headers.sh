@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every public header compiles alone, included twice, as C99, C11 and C++17
 # with -Wall -Wextra -Werror -pedantic. The list is read from the include
 # folder when the test runs, so a new header is covered without registering it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The version: the macros agree with each other, with the version the build
    read (NX_BUILD_VERSION, from CMake's project version) and with
    nx_version() of the library linked in. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layout_model.h: what the layout tests share. A fixed-seed PRNG
    (splitmix64), an index odometer, positions computed by hand, printing of
    layouts and movements, and brute-force answers to the questions

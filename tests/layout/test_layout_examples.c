@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Worked examples for nx_layout.h: the seed's (copy layout of [3; 2] at
    strides [2; 2], bitcast narrower and wider, narrowing at NX_MAX_RANK),
    numpy's measured answers from shared/reference/layouts_kernels.md (§1.3

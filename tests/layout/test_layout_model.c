@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The layout API (nx_layout.h) against a brute-force model, on random
    layouts of small extents and random movement sequences: every answer is
    computed here by enumerating every index and its position, never read

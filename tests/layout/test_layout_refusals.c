@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every refusal nx_layout.h documents: each call returns NX_EINVAL, leaves
    its out-parameters as they were, and sets a message that names the
    function. Movements are refused where they are applied (nx_move_shape and

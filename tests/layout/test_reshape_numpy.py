@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """nx's reshape (nx_layout_move with nx_move_reshape) against numpy's no-copy
 reshape, on random strided views of small extents.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the rig suites: the devices every suite needs (the host
    and two OpenCL devices, which CI has through PoCL: a suite fails, not
    skips, without them), a gate that holds a timeline back, a watchdog for

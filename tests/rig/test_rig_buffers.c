@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffers: create (every kind on every device, 0 bytes, the refusals),
    reference counts, free (dead with "freed", refused twice, memory kept
    while claims and work still use it), death by consume, host addresses per

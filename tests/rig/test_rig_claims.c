@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Claims and donation: first each rule on its own (precedence, all or none,
    a buffer named twice, holds, consume, refusals), then threads making
    random all-or-none claims over overlapping sets of shared buffers (some

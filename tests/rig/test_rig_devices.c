@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Devices: enumeration (the host first, then every OpenCL device, then the
    test devices made so far), names and descriptions, find and its refusal,
    the memory kinds of each device, host addressing per kind, and the rules

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loss: every injection point of the test device (at submit, while work
    runs, at wait) with every operation (submit, a copy to the host, a copy
    from the host, a fill; the firing wait a buffer wait or a device sync;

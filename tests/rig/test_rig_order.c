@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Order: read after write, write after read and write after write, each on
    its own, on one timeline and across the host, two OpenCL devices and a
    test device, for memories of each place (host pages, opencl:0 io and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the shape suites. */
 #ifndef NX_TESTS_SHAPE_COMMON_H
 #define NX_TESTS_SHAPE_COMMON_H

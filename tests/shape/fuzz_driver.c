@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs the spec fuzz target without a fuzzer: a built-in corpus, then 10^5
    random and mutated strings from a fixed seed. A crash, a leak (under
    ASan) or a hang (ctest's timeout) fails it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the einsum spec parser: parse the input as a spec
    over one to three operands of fixed shapes, solve, and close. Must never
    crash, leak or hang. Build with clang -fsanitize=fuzzer, or run through

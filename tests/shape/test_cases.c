@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fifteen cases of shape_inference.md section 6, each against OCANNL's
    expected solution or message. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Order independence: the same programs, their independent operations built
    in shuffled orders (and the low-level constraints added in every
    permutation), solve to the same shapes. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make bench: every benchmark, each printing its ratios against its peer.
 set -eu
 build=${1:-build/bench}

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Sums ctest's JUnit reports into one line, "N passed, M failed, K skipped",
 with every skip's reason (the test's "SKIP: ..." line) listed above it.
 A missing report or a failed build counts as a failure. Exit status 1 on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make test: configure, build and run every suite under ctest, once plainly and
 # once under ASan+UBSan, the concurrency suites under TSan too, then print
 # "N passed, M failed, K skipped" with the reasons for skips above it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes src/dtype/pow10_table.h: for every decimal exponent k that shortest
 printing of a binary64 (or narrower) value uses, the 126-bit ceiling g of
 10^-k scaled by 2^-r into [2^125, 2^126), with r, and whether g is exact.

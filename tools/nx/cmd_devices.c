@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx devices: every device nx finds, what memory it has and what it maps. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx dtypes: the table of every dtype and its facts. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The nx command's subcommands: each takes its own argv (argv[0] is its
    name) and returns the process's exit status. */
 #ifndef NX_TOOLS_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nx: inspect, print and convert tensors. Subcommands live in cmd_*.c. */
 #include <stdio.h>
 #include <string.h>
