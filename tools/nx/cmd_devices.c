@@ -6,11 +6,8 @@
 #include "nx_rig.h"
 
 int nx_cmd_devices(int argc, char **argv) {
-  (void)argv;
-  if (argc > 1) {
-    fprintf(stderr, "usage: nx devices\n");
-    return 2;
-  }
+  int status = nx_cmd_no_arguments(argc, argv);
+  if (status != NX_EXIT_DONE) return status;
   static const char *const kinds[] = {"device", "host", "io"};
   nx_device *all[64];
   int n = nx_rig_devices(all, 64);
@@ -25,5 +22,5 @@ int nx_cmd_devices(int argc, char **argv) {
                         nx_device_host_addresses(all[i], (nx_memory_kind)k) ? "*" : "");
     printf("%-10s %-22s %s\n", nx_device_name(all[i]), mem, nx_device_description(all[i]));
   }
-  return 0;
+  return NX_EXIT_DONE;
 }

@@ -1,37 +1,97 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* nx: inspect, print and convert tensors. Subcommands live in cmd_*.c. */
+/* nx: inspect nx's dtypes and devices. Subcommands live in cmd_*.c; this
+   file reads the options every command shares: --help and --version. */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "nx_version.h"
 
 static const struct {
   const char *name;
   int (*run)(int argc, char **argv);
+  const char *summary;
   const char *help;
 } commands[] = {
-    {"dtypes", nx_cmd_dtypes, "the table of every dtype and its facts"},
-    {"devices", nx_cmd_devices, "every device, its memory kinds and what it is"},
+    {"dtypes", nx_cmd_dtypes, "the table of every dtype and its facts",
+     "usage: nx dtypes\n\n"
+     "Prints one line per dtype, in code order: its code, name, width in bits and\n"
+     "kind; for a float format its exponent and fraction widths, whether it has\n"
+     "infinities and NaNs, its epsilon, least normal and greatest finite value;\n"
+     "and the least and greatest value of every non-complex dtype. Every value is\n"
+     "printed in its dtype's format: the shortest text that reads back to it.\n"
+     "\"-\" marks a fact the dtype does not have.\n"},
+    {"devices", nx_cmd_devices, "every device, its memory kinds and what it is",
+     "usage: nx devices\n\n"
+     "Prints one line per device nx finds (the host first, then every OpenCL\n"
+     "device): its name, the kinds of memory it has (device, host, io; a * marks\n"
+     "memory the host addresses) and its description.\n"},
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: nx <command> [arguments]\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+  fprintf(f,
+          "usage: nx <command> [--help]\n"
+          "       nx --help | --version\n\ncommands:\n");
+  for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\n`nx <command> --help` describes a command.\n"
+          "\nexit status: 0 done, 1 failed (the reason on stderr), 2 usage error\n");
+}
+
+static int is_help(const char *a) { return !strcmp(a, "-h") || !strcmp(a, "--help"); }
+
+int nx_cmd_no_arguments(int argc, char **argv) {
+  if (argc <= 1) return NX_EXIT_DONE;
+  fprintf(stderr, "nx %s: unexpected argument '%s'\nusage: nx %s (nx %s --help says more)\n", argv[0], argv[1],
+          argv[0], argv[0]);
+  return NX_EXIT_USAGE;
 }
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
-    return 2;
+    return NX_EXIT_USAGE;
   }
-  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-    usage(stdout);
-    return 0;
+  if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
+    if (argc == 2) {
+      usage(stdout);
+      return NX_EXIT_DONE;
+    }
+    /* nx help <command> */
+    for (size_t i = 0; i < NCOMMANDS; i++)
+      if (!strcmp(argv[2], commands[i].name)) {
+        fputs(commands[i].help, stdout);
+        return NX_EXIT_DONE;
+      }
+    fprintf(stderr, "nx help: unknown command '%s'\n", argv[2]);
+    return NX_EXIT_USAGE;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+    if (argc > 2) {
+      fprintf(stderr, "nx --version: unexpected argument '%s'\n", argv[2]);
+      return NX_EXIT_USAGE;
+    }
+    /* The library linked in, and the headers the command was built with. */
+    printf("nx %s\n", nx_version());
+    return fflush(stdout) ? NX_EXIT_FAILED : NX_EXIT_DONE;
+  }
+  for (size_t i = 0; i < NCOMMANDS; i++) {
+    if (strcmp(argv[1], commands[i].name)) continue;
+    for (int k = 2; k < argc; k++)
+      if (is_help(argv[k])) {
+        fputs(commands[i].help, stdout);
+        return NX_EXIT_DONE;
+      }
+    int status = commands[i].run(argc - 1, argv + 1);
+    /* Output that could not be written (a full disk, a closed pipe) is a failure. */
+    if (fflush(stdout) != 0 && status == NX_EXIT_DONE) {
+      fprintf(stderr, "nx %s: could not write the output\n", argv[1]);
+      status = NX_EXIT_FAILED;
+    }
+    return status;
+  }
   fprintf(stderr, "nx: unknown command '%s'\n", argv[1]);
   usage(stderr);
-  return 2;
+  return NX_EXIT_USAGE;
 }
