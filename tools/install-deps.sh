@@ -1,17 +1,40 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs what nx's build, tests and benchmarks need on a Debian machine, and
-# nothing that is already there. Run as root (CI and fresh machines); as another
-# user it only reports what is missing.
+# Installs what one purpose of nx needs on a Debian machine, and nothing that
+# is already there:
+#   build  a C compiler, CMake and pkg-config: the library, the nx command,
+#          make run and make install
+#   test   build's, and MPFR and GMP (the oracles), PoCL with the OpenCL ICD
+#          loader and headers (the OpenCL suites), and a Python virtual
+#          environment with numpy and ml_dtypes (the numpy suites)
+#   bench  build's, and the same virtual environment (the peers)
+# usage: tools/install-deps.sh build|test|bench ...
+# Debian packages are installed as root (CI and fresh machines); as another
+# user it only reports what is missing. Python packages go into the
+# project's virtual environment, build/venv (NX_VENV to put it elsewhere),
+# never into the system's Python; the tests and benchmarks run its python.
 set -eu
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || { echo "usage: tools/install-deps.sh build|test|bench ..." >&2; exit 2; }
 
-apt_pkgs="build-essential cmake pkg-config libmpfr-dev libgmp-dev zlib1g-dev \
-  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo python3 python3-pip"
-missing=""
-for p in $apt_pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+build_pkgs="build-essential cmake pkg-config"
+test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3"
+apt_pkgs="" venv=0
+for purpose in "$@"; do
+  case $purpose in
+    build) apt_pkgs="$apt_pkgs $build_pkgs" ;;
+    test) apt_pkgs="$apt_pkgs $build_pkgs $test_pkgs" venv=1 ;;
+    bench) apt_pkgs="$apt_pkgs $build_pkgs python3" venv=1 ;;
+    *) echo "install-deps: unknown purpose '$purpose' (build, test or bench)" >&2; exit 2 ;;
+  esac
 done
-if [ -n "$missing" ]; then
+
+apt_install() { # packages...: those not installed yet
+  local missing="" p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  [ -n "$missing" ] || return 0
   if [ "$(id -u)" = 0 ]; then
     echo "install-deps: apt-get install$missing"
     export DEBIAN_FRONTEND=noninteractive
@@ -20,11 +43,22 @@ if [ -n "$missing" ]; then
   else
     echo "install-deps: missing Debian packages (run as root to install):$missing" >&2
   fi
-fi
+}
+# shellcheck disable=SC2086
+apt_install $(echo $apt_pkgs | tr ' ' '\n' | sort -u)
 
+[ $venv = 1 ] || exit 0
+dir=${NX_VENV:-build/venv}
 py=${PYTHON:-python3}
-if ! "$py" -c "import numpy, ml_dtypes" 2>/dev/null; then
-  echo "install-deps: pip install numpy ml_dtypes"
-  "$py" -m pip install -q numpy ml_dtypes 2>/dev/null \
-    || "$py" -m pip install -q --break-system-packages numpy ml_dtypes
+if [ ! -x "$dir/bin/python" ]; then
+  # Debian's python3 makes virtual environments only with python3-venv.
+  "$py" -c "import venv, ensurepip" 2>/dev/null || apt_install python3-venv
+  echo "install-deps: python virtual environment $dir"
+  mkdir -p "$(dirname "$dir")"
+  "$py" -m venv "$dir"
+fi
+if ! "$dir/bin/python" -c "import numpy, ml_dtypes" 2>/dev/null; then
+  echo "install-deps: pip install numpy ml_dtypes into $dir"
+  "$dir/bin/python" -m pip install -q --disable-pip-version-check numpy ml_dtypes \
+    || echo "install-deps: numpy and ml_dtypes could not be installed: the suites that need them will skip" >&2
 fi

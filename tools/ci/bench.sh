@@ -3,8 +3,12 @@
 # make bench: every benchmark, each printing its ratios against its peer.
 set -eu
 build=${1:-build/bench}
-python3 bench/dtype/run.py "$build/bench/bench_dtype"
-python3 bench/layout/run.py "$build/bench/bench_layout"
-python3 bench/rig/run.py "$build/bench/bench_rig"
-python3 bench/array/run.py "$build/bench/bench_array"
+# The drivers and their peers (numpy, ml_dtypes) run in the project's virtual
+# environment (tools/install-deps.sh bench makes it).
+py=${NX_VENV:-build/venv}/bin/python
+[ -x "$py" ] || { echo "bench: no $py; run tools/install-deps.sh bench" >&2; exit 1; }
+"$py" bench/dtype/run.py "$build/bench/bench_dtype"
+"$py" bench/layout/run.py "$build/bench/bench_layout"
+"$py" bench/rig/run.py "$build/bench/bench_rig"
+"$py" bench/array/run.py "$build/bench/bench_array"
 "$build/bench/bench_shape"

@@ -7,10 +7,21 @@ set -u
 cd "$(dirname "$0")/../.."
 jobs=$(nproc 2>/dev/null || echo 2)
 status=0
+# The suites that run Python run the project's virtual environment
+# (tools/install-deps.sh test makes it), never the system's python3.
+venv=${NX_VENV:-build/venv}
+py_opts=""
+py=python3
+if [ -x "$venv/bin/python" ]; then
+  py=$(cd "$venv/bin" && pwd)/python
+  py_opts="-DPython3_EXECUTABLE=$py -DNX_PYTHON3=$py"
+else
+  echo "== no virtual environment at $venv (tools/install-deps.sh test makes it): the numpy suites may skip"
+fi
 run() { # name, cmake options, ctest options
   local name=$1 opts=$2 sel=$3 dir=build/$1
   echo "== $name: configure and build"
-  if ! cmake -S . -B "$dir" -DNX_BENCH=OFF $opts >"$dir.log" 2>&1 || ! cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1; then
+  if ! cmake -S . -B "$dir" -DNX_BENCH=OFF $py_opts $opts >"$dir.log" 2>&1 || ! cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1; then
     tail -50 "$dir.log"
     echo "BUILD FAILED: $name" | tee build/$name.buildfail
     status=1
@@ -31,5 +42,5 @@ else
   echo "== tsan: no suite is labelled concurrency"
 fi
 shopt -s nullglob
-python3 tools/ci/summary.py build/plain/junit.xml build/asan/junit.xml build/tsan/junit.xml build/*.buildfail || status=1
+"$py" tools/ci/summary.py build/plain/junit.xml build/asan/junit.xml build/tsan/junit.xml build/*.buildfail || status=1
 exit $status
