@@ -4,13 +4,18 @@
 # script file git tracks (after a #! line and a Python coding line), and
 # leaves alone files that have one in their first lines and the vendored
 # DLPack header, which keeps its own licence. Running it twice changes
-# nothing. usage: tools/spdx.sh [--check]  (--check: list files without one
-# and exit 1 if there are any)
+# nothing. usage: tools/spdx.sh [--check]  (--check: list files without one,
+# exit 1 if there are any, 77 outside a git checkout)
 set -eu
 cd "$(dirname "$0")/.."
 id="SPDX-License-Identifier: Apache-2.0"
 check=0
 [ "${1:-}" = "--check" ] && check=1
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  echo "SKIP: not a git checkout: the tracked files are unknown"
+  exit 77
+fi
+[ -f LICENSE ] || { echo "no LICENSE"; exit 1; }
 missing=0
 while IFS= read -r -d '' f; do
   case "$f" in
@@ -22,7 +27,7 @@ while IFS= read -r -d '' f; do
   [ -f "$f" ] || continue
   head -n 3 "$f" | grep -q "SPDX-License-Identifier" && continue
   if [ $check = 1 ]; then
-    echo "no SPDX line: $f"
+    echo "no SPDX line: $f (tools/spdx.sh adds it)"
     missing=1
     continue
   fi
