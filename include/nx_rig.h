@@ -1,8 +1,7 @@
 /* nx_rig.h: devices, buffers, timelines, claims, donation and loss.
 
-   A device (nx_device) is the host, an OpenCL device, or a test device whose
-   work runs on a thread of its own over memory the host does not address and
-   which can be told to fail. Every device has a timeline: work submitted to
+   A device (nx_device) is the host or an OpenCL device (and, in the test
+   variant of the library only, a test device: see docs/rig.md). Every device has a timeline: work submitted to
    it runs in submission order on that device, asynchronously to the
    submitter.
 
@@ -65,7 +64,9 @@ typedef enum nx_access {
 /* ---- Devices ----------------------------------------------------------- */
 
 /* nx_rig_host() is the host: its memory is the process's, its timeline a
-   thread of the process. It never fails. */
+   thread of the process. It is NULL only where the process could not start
+   that thread at its first use (no memory or thread left), and then nx has
+   no device at all. */
 NX_API nx_device *nx_rig_host(void);
 
 /* nx_rig_devices(out, cap) writes up to cap devices into out, the host first,
@@ -78,25 +79,6 @@ NX_API int nx_rig_devices(nx_device **out, int cap);
    "test:1") and returns 0.
    Fails with NX_EINVAL if no device has that name. */
 NX_API int nx_rig_find(const char *name, nx_device **d);
-
-/* nx_rig_test_device(&d) makes a new test device, "test:<n>", and returns 0:
-   its work runs on a thread of its own, over memory the host does not
-   address, and nx_test_device_fail makes it fail.
-   Fails with NX_ENOMEM, or NX_EINVAL past 16 test devices. */
-NX_API int nx_rig_test_device(nx_device **d);
-
-/* Where a test device fails. */
-typedef enum nx_fault {
-  NX_FAULT_NONE = 0,
-  NX_FAULT_AT_SUBMIT = 1, /* the next submission to it fails and loses it */
-  NX_FAULT_WHILE_RUNNING = 2, /* the next work it runs fails and loses it */
-  NX_FAULT_AT_WAIT = 4 /* the next wait on its work loses it */
-} nx_fault;
-
-/* nx_test_device_fail(d, faults) arms the faults on test device d; each
-   fires once.
-   Fails with NX_EINVAL unless d is a test device. */
-NX_API int nx_test_device_fail(nx_device *d, int faults);
 
 /* nx_device_name(d) is d's name: "host", "opencl:<n>" or "test:<n>". */
 NX_API const char *nx_device_name(const nx_device *d);
