@@ -12,11 +12,15 @@ bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
   if (!nx_buffer_overlaps(a->b, b->b)) return false;
   nx_layout lb = b->l;
   int wa = nx_dtype_bits_of(a->dt), wb = nx_dtype_bits_of(b->dt);
-  if (nx_buffer_host_address(a->b) != nx_buffer_host_address(b->b) || !nx_buffer_host_address(a->b)) {
-    /* Two memories over the same pages: b's positions from a's base, where
-       the distance is whole elements of b; otherwise they may share. */
-    intptr_t delta = (intptr_t)nx_buffer_host_address(b->b) - (intptr_t)nx_buffer_host_address(a->b);
-    if (!nx_buffer_host_address(a->b) || !nx_buffer_host_address(b->b) || (delta * 8) % wb) return true;
+  /* Memories that hold the same bits: one memory (whatever the host
+     addresses), or host pages that meet, whose distance places b's
+     positions from a's first byte where it is whole elements of b; at any
+     other distance they may share. */
+  const char *x = nx_buffer_host_address(a->b), *y = nx_buffer_host_address(b->b);
+  if (x != y) {
+    if (!x || !y) return true;
+    intptr_t delta = (intptr_t)(y - x);
+    if (delta > INT64_MAX / 8 || delta < INT64_MIN / 8 || (delta * 8) % wb) return true;
     lb.offset += delta * 8 / wb;
   }
   *identical = nx_layout_identical(&a->l, wa, &lb, wb);
