@@ -22,8 +22,20 @@
    every wait on it settles with NX_ELOST, within the time the device's thread
    takes to drain its queue (it runs nothing more); memory the failed work
    would have written is lost too (its bits are unknown), and so is every
-   memory of kind NX_MEMORY_DEVICE on the lost device. Other devices, and
-   memory no failed work writes, are untouched.
+   memory of kind NX_MEMORY_DEVICE or NX_MEMORY_IO on the lost device: both
+   are the device's storage (io memory is pages its runtime allocated for it,
+   which the host reaches only through the runtime's mapping). Memory of
+   kind NX_MEMORY_HOST is nx's own pages and stays, unless failed work would
+   have written it. Other devices, and memory no failed work writes, are
+   untouched.
+
+   Claims on lost memory succeed (nx_rig_claim, hold, consume): a claim
+   orders an access only against donation and freeing, which lost memory
+   still admits (it is freed, donated or released like any other), and it
+   touches no bit. What touches bits reports the loss: nx_buffer_wait and
+   submissions that must follow the lost work answer NX_ELOST, and the door
+   (nx_array.h) refuses with NX_ELOST, before it claims, an operand whose
+   memory is lost (nx_buffer_lost) or whose device is lost.
 
    Threads. Every function is safe to call from any thread. Claims take no
    lock that threads share: each is an atomic update of its own memory's
@@ -135,6 +147,11 @@ NX_API nx_memory_kind nx_buffer_kind(const nx_buffer *b);
 NX_API nx_access nx_buffer_access(const nx_buffer *b);
 NX_API int64_t nx_buffer_bytes(const nx_buffer *b);
 
+/* nx_buffer_lost(b) is true iff b's memory is lost, as nx_buffer_wait
+   would answer NX_ELOST: work that would have written it failed, or it is
+   device or io memory of a lost device. */
+NX_API bool nx_buffer_lost(const nx_buffer *b);
+
 /* nx_buffer_dead(b) is the reason b's memory is dead ("freed", "donated to
    nx_mul", ...), or NULL while it lives. The string lives as long as b. */
 NX_API const char *nx_buffer_dead(const nx_buffer *b);
@@ -197,8 +214,10 @@ NX_API int nx_rig_submit_fill(nx_buffer *b, int64_t off, int64_t bytes, uint8_t 
    0: a read waits for the last write, a write for the last write and every
    read since. It holds no lock while it waits.
    Fails with NX_ELOST if b's memory is lost (work that would have written it
-   failed, or it is device memory of a lost device; work that only read it
-   leaves it as it was), and with NX_EINVAL if b's memory is dead. */
+   failed, or it is device or io memory of a lost device; work that only
+   read it leaves it as it was), with NX_EINVAL if b's memory is dead, and
+   with NX_EIO where OpenCL fails to map the memory's buffers for the host
+   (docs/rig.md). */
 NX_API int nx_buffer_wait(nx_buffer *b, nx_access access);
 
 /* nx_device_sync(d) blocks until all the work submitted to d so far is done.

@@ -142,9 +142,17 @@ int nx_door(nx_array *const *written, int nw, nx_array *const *read, int nr, nx_
   int s = gather(name, &L, written, nw, read, nr);
   if (s) return s;
   if (!fn) return nx__fail(NX_EINVAL, "%s: the kernel is NULL", name);
-  for (int i = 0; i < L.n; i++)
+  char t[128];
+  for (int i = 0; i < L.n; i++) {
     if (nx_device_lost(nx_array_device(op(&L, i))))
-      return nx__fail(NX_ELOST, "%s: operand %d is on lost device %s", name, i, nx_device_name(nx_array_device(op(&L, i))));
+      return nx__fail(NX_ELOST, "%s: operand %d (%s) is on lost device %s", name, i,
+                      nx_array_describe(op(&L, i), t, sizeof t), nx_device_name(nx_array_device(op(&L, i))));
+    /* Memory a lost device held, or that failed work would have written,
+       whichever device's handle the operand has (a borrow). */
+    if (nx_buffer_lost(nx_array_buffer(op(&L, i))))
+      return nx__fail(NX_ELOST, "%s: the memory of operand %d (%s) is lost", name, i,
+                      nx_array_describe(op(&L, i), t, sizeof t));
+  }
   if ((s = claim_all(&L)) >= 0) return s;
   if ((s = check_all(&L, false)) >= 0) {
     release_upto(&L, L.n);

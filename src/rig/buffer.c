@@ -125,6 +125,8 @@ void nx_buffer_release(nx_buffer *b) {
   }
 }
 
+bool nx_buffer_lost(const nx_buffer *b) { return b && nx__memory_lost(b->mem); }
+
 int nx_buffer_refcount(const nx_buffer *b) { return b ? atomic_load(&b->refs) : 0; }
 
 nx_device *nx_buffer_device(const nx_buffer *b) { return b ? b->dev : NULL; }

@@ -6,7 +6,10 @@
 #include "rig_internal.h"
 
 bool nx__memory_lost(const nx__memory *m) {
-  return atomic_load(&m->lost) || (m->kind == NX_MEMORY_DEVICE && atomic_load(&m->dev->lost));
+  /* Device and io memory are the device's storage (io memory the pages its
+     runtime allocated for it); host memory is nx's pages, lost only where
+     failed work would have written it. */
+  return atomic_load(&m->lost) || (m->kind != NX_MEMORY_HOST && atomic_load(&m->dev->lost));
 }
 
 /* A test device's armed fault, consumed; test devices exist only in the
