@@ -130,6 +130,15 @@ NX_API int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const 
 
 /* ---- Placement --------------------------------------------------------- */
 
+/* Where the host addresses the memory of both arrays (the host's memory,
+   wrapped or DLPack-imported memory, OpenCL host and io memory), placement
+   moves the bytes on the calling thread, once the work each access must
+   follow is done, and returns once they are there: a store the program makes
+   to the source after the return does not reach the destination. Where a
+   device copies, it returns as nx_rig_submit_copy does, the bytes ordered
+   for every later access. Sharing and identity go by the buffers' memory
+   and offsets, whatever the host addresses. */
+
 /* nx_array_to_device(d, a, &r) sets r to a's elements on d, also when a is on
    d, in a fresh buffer of d's device memory of at most nx_dtype_bytes of one
    element per index of a (an axis of stride 0 counted once), laid out as
