@@ -87,7 +87,8 @@ NX_API const char *nx_array_describe(const nx_array *a, char *buf, size_t cap);
 /* nx_array_move(m, a, &r) sets r to the array over a's buffer laid out by
    nx_layout_move(m, a's layout) and returns 0, or returns NX_NONE where
    that is None.
-   Fails as nx_move_shape does. */
+   Fails as nx_move_shape does, with a message that names nx_array_move and
+   a's dtype and shape before the movement's reason. */
 NX_API int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r);
 
 /* nx_array_bitcast(dt, a, &r) sets r to a's bits read as elements of dt over
@@ -123,11 +124,21 @@ NX_API int nx_array_to_array(const nx_array *a, nx_value *out, int64_t n);
    each stored as nx_dtype_of_float says for floats (a float value is a
    double; an integer value is stored exactly), and returns 0.
    Fails as nx_layout_contiguous does, if n is not the shape's element count,
-   or if a value is an integer outside dt's range. */
+   or if a value is an integer outside dt's range (the message names its
+   index and the value). */
 NX_API int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_value *xs, int64_t n,
                              nx_array **a);
 
 /* ---- Placement --------------------------------------------------------- */
+
+/* Where the host addresses the memory of both arrays (the host's memory,
+   wrapped or DLPack-imported memory, OpenCL host and io memory), placement
+   moves the bytes on the calling thread, once the work each access must
+   follow is done, and returns once they are there: a store the program makes
+   to the source after the return does not reach the destination. Where a
+   device copies, it returns as nx_rig_submit_copy does, the bytes ordered
+   for every later access. Sharing and identity go by the buffers' memory
+   and offsets, whatever the host addresses. */
 
 /* nx_array_to_device(d, a, &r) sets r to a's elements on d, also when a is on
    d, in a fresh buffer of d's device memory of at most nx_dtype_bytes of one

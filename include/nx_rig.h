@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nx_rig.h: devices, buffers, timelines, claims, donation and loss.
 
-   A device (nx_device) is the host, an OpenCL device, or a test device whose
-   work runs on a thread of its own over memory the host does not address and
-   which can be told to fail. Every device has a timeline: work submitted to
+   A device (nx_device) is the host or an OpenCL device (and, in the test
+   variant of the library only, a test device: see docs/rig.md). Every device has a timeline: work submitted to
    it runs in submission order on that device, asynchronously to the
    submitter.
 
@@ -24,8 +23,20 @@
    every wait on it settles with NX_ELOST, within the time the device's thread
    takes to drain its queue (it runs nothing more); memory the failed work
    would have written is lost too (its bits are unknown), and so is every
-   memory of kind NX_MEMORY_DEVICE on the lost device. Other devices, and
-   memory no failed work writes, are untouched.
+   memory of kind NX_MEMORY_DEVICE or NX_MEMORY_IO on the lost device: both
+   are the device's storage (io memory is pages its runtime allocated for it,
+   which the host reaches only through the runtime's mapping). Memory of
+   kind NX_MEMORY_HOST is nx's own pages and stays, unless failed work would
+   have written it. Other devices, and memory no failed work writes, are
+   untouched.
+
+   Claims on lost memory succeed (nx_rig_claim, hold, consume): a claim
+   orders an access only against donation and freeing, which lost memory
+   still admits (it is freed, donated or released like any other), and it
+   touches no bit. What touches bits reports the loss: nx_buffer_wait and
+   submissions that must follow the lost work answer NX_ELOST, and the door
+   (nx_array.h) refuses with NX_ELOST, before it claims, an operand whose
+   memory is lost (nx_buffer_lost) or whose device is lost.
 
    Threads. Every function is safe to call from any thread. Claims take no
    lock that threads share: each is an atomic update of its own memory's
@@ -66,7 +77,9 @@ typedef enum nx_access {
 /* ---- Devices ----------------------------------------------------------- */
 
 /* nx_rig_host() is the host: its memory is the process's, its timeline a
-   thread of the process. It never fails. */
+   thread of the process. It is NULL only where the process could not start
+   that thread at its first use (no memory or thread left), and then nx has
+   no device at all. */
 NX_API nx_device *nx_rig_host(void);
 
 /* nx_rig_devices(out, cap) writes up to cap devices into out, the host first,
@@ -79,25 +92,6 @@ NX_API int nx_rig_devices(nx_device **out, int cap);
    "test:1") and returns 0.
    Fails with NX_EINVAL if no device has that name. */
 NX_API int nx_rig_find(const char *name, nx_device **d);
-
-/* nx_rig_test_device(&d) makes a new test device, "test:<n>", and returns 0:
-   its work runs on a thread of its own, over memory the host does not
-   address, and nx_test_device_fail makes it fail.
-   Fails with NX_ENOMEM, or NX_EINVAL past 16 test devices. */
-NX_API int nx_rig_test_device(nx_device **d);
-
-/* Where a test device fails. */
-typedef enum nx_fault {
-  NX_FAULT_NONE = 0,
-  NX_FAULT_AT_SUBMIT = 1, /* the next submission to it fails and loses it */
-  NX_FAULT_WHILE_RUNNING = 2, /* the next work it runs fails and loses it */
-  NX_FAULT_AT_WAIT = 4 /* the next wait on its work loses it */
-} nx_fault;
-
-/* nx_test_device_fail(d, faults) arms the faults on test device d; each
-   fires once.
-   Fails with NX_EINVAL unless d is a test device. */
-NX_API int nx_test_device_fail(nx_device *d, int faults);
 
 /* nx_device_name(d) is d's name: "host", "opencl:<n>" or "test:<n>". */
 NX_API const char *nx_device_name(const nx_device *d);
@@ -153,6 +147,11 @@ NX_API nx_device *nx_buffer_device(const nx_buffer *b);
 NX_API nx_memory_kind nx_buffer_kind(const nx_buffer *b);
 NX_API nx_access nx_buffer_access(const nx_buffer *b);
 NX_API int64_t nx_buffer_bytes(const nx_buffer *b);
+
+/* nx_buffer_lost(b) is true iff b's memory is lost, as nx_buffer_wait
+   would answer NX_ELOST: work that would have written it failed, or it is
+   device or io memory of a lost device. */
+NX_API bool nx_buffer_lost(const nx_buffer *b);
 
 /* nx_buffer_dead(b) is the reason b's memory is dead ("freed", "donated to
    nx_mul", ...), or NULL while it lives. The string lives as long as b. */
@@ -216,8 +215,10 @@ NX_API int nx_rig_submit_fill(nx_buffer *b, int64_t off, int64_t bytes, uint8_t 
    0: a read waits for the last write, a write for the last write and every
    read since. It holds no lock while it waits.
    Fails with NX_ELOST if b's memory is lost (work that would have written it
-   failed, or it is device memory of a lost device; work that only read it
-   leaves it as it was), and with NX_EINVAL if b's memory is dead. */
+   failed, or it is device or io memory of a lost device; work that only
+   read it leaves it as it was), with NX_EINVAL if b's memory is dead, and
+   with NX_EIO where OpenCL fails to map the memory's buffers for the host
+   (docs/rig.md). */
 NX_API int nx_buffer_wait(nx_buffer *b, nx_access access);
 
 /* nx_device_sync(d) blocks until all the work submitted to d so far is done.

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "nx_rig.h"
+#include "rig_test.h" /* test devices: the test variant of the library */
 
 static double now(void) {
   struct timespec t;

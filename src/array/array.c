@@ -105,10 +105,18 @@ int nx_array_expect(nx_dtype dt, const nx_array *a) {
 }
 
 int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r) {
+  static const char fn[] = "nx_array_move";
   nx_layout l;
-  if (!a) return nx__fail(NX_EINVAL, "nx_array_move: the array is NULL");
+  char t[128], why[512];
+  if (!a) return nx__fail(NX_EINVAL, "%s: the array is NULL", fn);
   int s = nx_layout_move(m, &a->l, &l);
-  return s ? s : make("nx_array_move", a->dt, &l, a->b, r);
+  if (s < 0) {
+    /* The layout's reason, under the name the user called and the operand. */
+    const char *msg = nx_error_message(), *colon = strstr(msg, ": ");
+    snprintf(why, sizeof why, "%s", colon ? colon + 2 : msg);
+    return nx__fail(s, "%s: %s: %s", fn, nx_array_describe(a, t, sizeof t), why);
+  }
+  return s ? s : make(fn, a->dt, &l, a->b, r);
 }
 
 int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {

@@ -13,11 +13,15 @@ bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
   if (!nx_buffer_overlaps(a->b, b->b)) return false;
   nx_layout lb = b->l;
   int wa = nx_dtype_bits_of(a->dt), wb = nx_dtype_bits_of(b->dt);
-  if (nx_buffer_host_address(a->b) != nx_buffer_host_address(b->b) || !nx_buffer_host_address(a->b)) {
-    /* Two memories over the same pages: b's positions from a's base, where
-       the distance is whole elements of b; otherwise they may share. */
-    intptr_t delta = (intptr_t)nx_buffer_host_address(b->b) - (intptr_t)nx_buffer_host_address(a->b);
-    if (!nx_buffer_host_address(a->b) || !nx_buffer_host_address(b->b) || (delta * 8) % wb) return true;
+  /* Memories that hold the same bits: one memory (whatever the host
+     addresses), or host pages that meet, whose distance places b's
+     positions from a's first byte where it is whole elements of b; at any
+     other distance they may share. */
+  const char *x = nx_buffer_host_address(a->b), *y = nx_buffer_host_address(b->b);
+  if (x != y) {
+    if (!x || !y) return true;
+    intptr_t delta = (intptr_t)(y - x);
+    if (delta > INT64_MAX / 8 || delta < INT64_MIN / 8 || (delta * 8) % wb) return true;
     lb.offset += delta * 8 / wb;
   }
   *identical = nx_layout_identical(&a->l, wa, &lb, wb);
@@ -139,9 +143,17 @@ int nx_door(nx_array *const *written, int nw, nx_array *const *read, int nr, nx_
   int s = gather(name, &L, written, nw, read, nr);
   if (s) return s;
   if (!fn) return nx__fail(NX_EINVAL, "%s: the kernel is NULL", name);
-  for (int i = 0; i < L.n; i++)
+  char t[128];
+  for (int i = 0; i < L.n; i++) {
     if (nx_device_lost(nx_array_device(op(&L, i))))
-      return nx__fail(NX_ELOST, "%s: operand %d is on lost device %s", name, i, nx_device_name(nx_array_device(op(&L, i))));
+      return nx__fail(NX_ELOST, "%s: operand %d (%s) is on lost device %s", name, i,
+                      nx_array_describe(op(&L, i), t, sizeof t), nx_device_name(nx_array_device(op(&L, i))));
+    /* Memory a lost device held, or that failed work would have written,
+       whichever device's handle the operand has (a borrow). */
+    if (nx_buffer_lost(nx_array_buffer(op(&L, i))))
+      return nx__fail(NX_ELOST, "%s: the memory of operand %d (%s) is lost", name, i,
+                      nx_array_describe(op(&L, i), t, sizeof t));
+  }
   if ((s = claim_all(&L)) >= 0) return s;
   if ((s = check_all(&L, false)) >= 0) {
     release_upto(&L, L.n);

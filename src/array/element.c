@@ -123,13 +123,17 @@ void nx__array_leave(const nx_array *a, bool write) {
 static int position(const char *fn, const nx_array *a, const int64_t *index, int64_t *p) {
   char t[128];
   if (a->l.rank > 0 && !index) return nx__fail(NX_EINVAL, "%s: the index is NULL", fn);
-  int64_t pos = a->l.offset;
-  for (int j = 0; j < a->l.rank; j++) {
+  /* Every index in range first: an array with no element has no index, and
+     only then are the position's terms known to be an element's. */
+  for (int j = 0; j < a->l.rank; j++)
     if (index[j] < 0 || index[j] >= a->l.extent[j])
       return nx__fail(NX_EINVAL, "%s: index %lld of axis %d is outside %s", fn, (long long)index[j], j,
                       nx_array_describe(a, t, sizeof t));
-    pos += a->l.stride[j] * index[j];
-  }
+  int64_t pos = a->l.offset, term;
+  for (int j = 0; j < a->l.rank; j++)
+    if (__builtin_mul_overflow(a->l.stride[j], index[j], &term) || __builtin_add_overflow(pos, term, &pos))
+      return nx__fail(NX_EINVAL, "%s: the position of the element of %s passes int64", fn,
+                      nx_array_describe(a, t, sizeof t));
   *p = pos;
   return 0;
 }
@@ -204,7 +208,11 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
                     (long long)nx_layout_count(&l));
   for (int64_t i = 0; i < n; i++)
     if (!nx_dtype_holds(dt, xs[i]))
-      return nx__fail(NX_EINVAL, "%s: value %lld is outside the range of %s", fn, (long long)i, nx_dtype_name(dt));
+      return nx__fail(NX_EINVAL,
+                      nx_dtype_kind_of(dt) == NX_KIND_SIGNED ? "%s: value %lld at index %lld is outside the range of %s"
+                                                             : "%s: value %llu at index %lld is outside the range of %s",
+                      fn, nx_dtype_kind_of(dt) == NX_KIND_SIGNED ? (long long)xs[i].i : (long long)xs[i].u,
+                      (long long)i, nx_dtype_name(dt));
   if ((s = nx_array_host(dt, shape, rank, &r))) return s;
   /* A fresh array no one else holds: its fill is done before it is written. */
   if ((s = nx_buffer_wait(r->b, NX_ACCESS_WRITE))) {

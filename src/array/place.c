@@ -31,16 +31,44 @@ static int stage(const char *fn, const nx_array *a, nx_buffer **h, int64_t *shif
     return nx_buffer_wait(a->b, NX_ACCESS_READ);
   }
   int s = nx_buffer_create(nx_rig_host(), NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, len, h);
-  if (!s) s = nx_rig_submit_copy(*h, 0, a->b, first, len);
-  if (!s) s = nx_buffer_wait(*h, NX_ACCESS_READ);
   if (s) {
+    *h = NULL;
+    return s;
+  }
+  if (!(s = nx_rig_submit_copy(*h, 0, a->b, first, len))) s = nx_buffer_wait(*h, NX_ACCESS_READ);
+  if (s) {
+    /* The caller holds no staging on failure. */
     nx_buffer_release(*h);
+    *h = NULL;
     return s;
   }
   /* Whole bytes: for a sub-byte array a shift by elements-per-byte steps. */
   *shift = bits(a) < 8 ? first * (8 / bits(a)) : first / (bits(a) / 8);
   (void)fn;
   return 0;
+}
+
+/* Where the host addresses both memories it moves the bytes itself, on the
+   calling thread, once the work each access must follow is done: the call
+   returns once the bytes are there, and a store to src after it returns
+   does not reach dst. Only where a device copies do placements return as
+   nx_rig_submit_copy does. */
+static bool host_both(nx_buffer *dst, nx_buffer *src) {
+  return nx_buffer_host_address(dst) && nx_buffer_host_address(src);
+}
+
+static int host_copy(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t bytes) {
+  int s = nx_buffer_wait(src, NX_ACCESS_READ);
+  if (!s) s = nx_buffer_wait(dst, NX_ACCESS_READ_WRITE);
+  if (!s && bytes > 0)
+    memmove((char *)nx_buffer_host_address(dst) + doff, (const char *)nx_buffer_host_address(src) + soff,
+            (size_t)bytes);
+  return s;
+}
+
+/* A copy of bytes: the host's own where it addresses both, else a device's. */
+static int place_bytes(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t bytes) {
+  return host_both(dst, src) ? host_copy(dst, doff, src, soff, bytes) : nx_rig_submit_copy(dst, doff, src, soff, bytes);
 }
 
 /* Copies every element of src (over host memory sbase, positions less sshift)
@@ -74,7 +102,7 @@ int nx_array_to_device(nx_device *d, const nx_array *a, nx_array **r) {
   span(a, &first, &len);
   if (len == bytes && cl.offset + (bits(a) < 8 ? first * (8 / bits(a)) : first / (bits(a) / 8)) == a->l.offset) {
     /* The layout shifted: one copy of the span, neighbours' bits with it. */
-    s = nx_rig_submit_copy(b, 0, a->b, first, len);
+    s = place_bytes(b, 0, a->b, first, len);
     goto done;
   }
   /* The dense rule: gather on the host, into the copy's memory where the
@@ -144,9 +172,9 @@ int nx_array_transfer(const nx_array *src, nx_array *dst) {
   int64_t shift;
   if (nx__array_empty(dst) || identical) goto done;
   if (nx_layout_is_contiguous(&src->l) && nx_layout_is_contiguous(&dst->l) && bits(dst) >= 8) {
-    /* One run of bytes each: one device copy. */
+    /* One run of bytes each: one copy. */
     int64_t wb = bits(dst) / 8, n = nx_layout_count(&dst->l);
-    s = nx_rig_submit_copy(dst->b, dst->l.offset * wb, src->b, src->l.offset * wb, n * wb);
+    s = place_bytes(dst->b, dst->l.offset * wb, src->b, src->l.offset * wb, n * wb);
     goto done;
   }
   if ((s = stage(fn, src, &h, &shift))) goto done;

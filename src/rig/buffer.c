@@ -19,7 +19,7 @@ const char *nx__buffer_text(const nx_buffer *b, char *t, int cap) {
 }
 
 nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map) {
-  nx_buffer *b = calloc(1, sizeof *b);
+  nx_buffer *b = NX__INJECT() ? NULL : calloc(1, sizeof *b);
   if (!b) return NULL;
   atomic_init(&b->refs, 1);
   b->mem = m;
@@ -31,12 +31,10 @@ nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map) 
 }
 
 nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes) {
-  nx__memory *m = calloc(1, sizeof *m);
-  if (!m) return NULL;
-  if (pthread_mutex_init(&m->order_mu, NULL)) {
-    free(m);
-    return NULL;
-  }
+  nx__memory *m = NX__INJECT() ? NULL : calloc(1, sizeof *m);
+  if (!m) goto fail_alloc;
+  if (NX__INJECT() || pthread_mutex_init(&m->order_mu, NULL)) goto fail_order_mu;
+  if (NX__INJECT() || pthread_mutex_init(&m->map_mu, NULL)) goto fail_map_mu;
   m->dev = d;
   m->kind = kind;
   m->bytes = bytes;
@@ -47,7 +45,21 @@ nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes) {
   atomic_init(&m->lost, false);
   atomic_init(&m->reason, NULL);
   atomic_init(&m->reason_owned, false);
+  atomic_init(&m->views, NULL);
   return m;
+fail_map_mu:
+  pthread_mutex_destroy(&m->order_mu);
+fail_order_mu:
+  free(m);
+fail_alloc:
+  return NULL;
+}
+
+void nx__memory_free(nx__memory *m) {
+  pthread_mutex_destroy(&m->map_mu);
+  pthread_mutex_destroy(&m->order_mu);
+  if (atomic_load(&m->reason_owned)) free(atomic_load(&m->reason));
+  free(m);
 }
 
 int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access, int64_t bytes, nx_buffer **b) {
@@ -59,23 +71,31 @@ int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access, int64_
     return nx__fail(NX_EINVAL, "%s: access %d is not read, write or read-write", fn, (int)access);
   if (bytes < 0) return nx__fail(NX_EINVAL, "%s: %lld bytes is negative", fn, (long long)bytes);
   if (atomic_load(&d->lost)) return nx__fail(NX_ELOST, "%s: device %s is lost", fn, d->name);
+  int s;
   nx__memory *m = nx__memory_new(d, kind, bytes);
-  if (!m) return nx__fail(NX_ENOMEM, "%s: no memory for a buffer", fn);
-  int s = d->be->alloc(d, m);
-  if (s) {
-    pthread_mutex_destroy(&m->order_mu);
-    free(m);
-    return nx__fail(s, "%s: %s could not make %lld bytes of %s memory", fn, d->name, (long long)bytes,
-                    kind_names[kind]);
+  if (!m) {
+    s = nx__fail(NX_ENOMEM, "%s: no memory for the state of %lld bytes of %s memory on %s", fn, (long long)bytes,
+                 kind_names[kind], d->name);
+    goto fail_memory;
+  }
+  if ((s = NX__INJECT() ? NX_ENOMEM : d->be->alloc(d, m))) {
+    s = nx__fail(s, "%s: %s could not make %lld bytes of %s memory", fn, d->name, (long long)bytes, kind_names[kind]);
+    goto fail_storage;
   }
   nx_buffer *h = nx__handle(m, d, access, NULL);
   if (!h) {
-    d->be->release(m);
-    free(m);
-    return nx__fail(NX_ENOMEM, "%s: no memory for a buffer", fn);
+    s = nx__fail(NX_ENOMEM, "%s: no memory for the handle of %lld bytes of %s memory on %s", fn, (long long)bytes,
+                 kind_names[kind], d->name);
+    goto fail_handle;
   }
   *b = h;
   return 0;
+fail_handle:
+  d->be->release(m);
+fail_storage:
+  nx__memory_free(m);
+fail_memory:
+  return s;
 }
 
 /* The storage goes back once the memory is dead or has no handle, and no
@@ -102,11 +122,11 @@ void nx_buffer_release(nx_buffer *b) {
   if (atomic_fetch_sub(&m->handles, 1) == 1) {
     nx__memory_maybe_release(m);
     /* No handle is left, so no job or claim can be: the memory goes. */
-    pthread_mutex_destroy(&m->order_mu);
-    if (atomic_load(&m->reason_owned)) free(atomic_load(&m->reason));
-    free(m);
+    nx__memory_free(m);
   }
 }
+
+bool nx_buffer_lost(const nx_buffer *b) { return b && nx__memory_lost(b->mem); }
 
 int nx_buffer_refcount(const nx_buffer *b) { return b ? atomic_load(&b->refs) : 0; }
 
@@ -184,6 +204,24 @@ int nx_buffer_borrow(nx_device *d, nx_buffer *b, nx_buffer **out) {
   return 0;
 }
 
+bool nx__has_views(nx__memory *m) { return m->host && atomic_load(&m->views) != NULL; }
+
+int nx__host_begin(nx__memory *m, nx_access access, bool *held) {
+  *held = nx__has_views(m);
+  if (!*held) return 0;
+  pthread_mutex_lock(&m->map_mu);
+  int s = nx__views_to_host(m, access);
+  if (s) {
+    pthread_mutex_unlock(&m->map_mu);
+    *held = false;
+  }
+  return s;
+}
+
+void nx__host_end(nx__memory *m, bool held) {
+  if (held) pthread_mutex_unlock(&m->map_mu);
+}
+
 /* The events a host access must follow, taken under the memory's order lock
    and waited for without it. */
 static int wait_for(const char *fn, nx_buffer *b, nx_access access) {
@@ -201,6 +239,11 @@ static int wait_for(const char *fn, nx_buffer *b, nx_access access) {
   for (int i = 0; i < n; i++) nx__wait_event(ev[i]);
   if (nx__memory_lost(m))
     return nx__fail(NX_ELOST, "%s: %s is lost: work it must follow failed", fn, nx__buffer_text(b, t, sizeof t));
+  /* The host's pages hold the bits only while OpenCL has them mapped. */
+  bool held;
+  if (nx__host_begin(m, access, &held))
+    return nx__fail(NX_EIO, "%s: OpenCL could not map %s for the host", fn, nx__buffer_text(b, t, sizeof t));
+  nx__host_end(m, held);
   return 0;
 }
 

@@ -6,20 +6,25 @@
 #include <string.h>
 
 #include "rig_internal.h"
+#ifdef NX_TESTING
+#include "rig_test.h"
+#endif
 
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
 static nx_device *table[NX__MAX_DEVICES];
 /* Devices are appended under table_mu and never removed: a reader that loads
    count (acquire) sees every slot below it filled, without the lock. */
 static atomic_int count;
-static int tests;
+#ifdef NX_TESTING
+static int tests; /* test devices made */
+#endif
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* Called with table_mu held, or from the once routine. */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   int n = atomic_load_explicit(&count, memory_order_relaxed);
   if (n == NX__MAX_DEVICES) return NULL;
-  nx_device *d = calloc(1, sizeof *d);
+  nx_device *d = NX__INJECT() ? NULL : calloc(1, sizeof *d);
   if (!d) return NULL;
   d->type = type;
   d->be = be;
@@ -36,18 +41,19 @@ nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   return d;
 }
 
+/* Without the host's device (its timeline could not start) there is no
+   device at all: the host is always table[0] where there is one. */
 static void init(void) {
   nx_device *h = nx__device_new(NX__HOST, &nx__host_backend);
-  if (h) {
-    snprintf(h->name, sizeof h->name, "host");
-    snprintf(h->description, sizeof h->description, "host");
-  }
+  if (!h) return;
+  snprintf(h->name, sizeof h->name, "host");
+  snprintf(h->description, sizeof h->description, "host");
   nx__opencl_discover();
 }
 
 nx_device *nx_rig_host(void) {
   pthread_once(&once, init);
-  return table[0];
+  return atomic_load_explicit(&count, memory_order_acquire) ? table[0] : NULL;
 }
 
 int nx_rig_devices(nx_device **out, int cap) {
@@ -70,16 +76,20 @@ int nx_rig_find(const char *name, nx_device **d) {
   return 0;
 }
 
+#ifdef NX_TESTING
 int nx_rig_test_device(nx_device **d) {
+  if (!d) return nx__fail(NX_EINVAL, "nx_rig_test_device: the result is NULL");
   pthread_once(&once, init);
   pthread_mutex_lock(&table_mu);
-  nx_device *t = tests < NX__MAX_TEST_DEVICES ? nx__device_new(NX__TEST, &nx__test_backend) : NULL;
+  bool room = tests < NX__MAX_TEST_DEVICES;
+  nx_device *t = room ? nx__device_new(NX__TEST, &nx__test_backend) : NULL;
   if (t) {
     snprintf(t->name, sizeof t->name, "test:%d", tests++);
     snprintf(t->description, sizeof t->description, "test device");
   }
   pthread_mutex_unlock(&table_mu);
-  if (!t) return nx__fail(NX_EINVAL, "nx_rig_test_device: no more test devices (at most %d)", NX__MAX_TEST_DEVICES);
+  if (!room) return nx__fail(NX_EINVAL, "nx_rig_test_device: no more test devices (at most %d)", NX__MAX_TEST_DEVICES);
+  if (!t) return nx__fail(NX_ENOMEM, "nx_rig_test_device: the device's timeline could not start");
   *d = t;
   return 0;
 }
@@ -90,6 +100,7 @@ int nx_test_device_fail(nx_device *d, int faults) {
   atomic_fetch_or(&d->faults, faults);
   return 0;
 }
+#endif
 
 const char *nx_device_name(const nx_device *d) { return d ? d->name : "NULL"; }
 const char *nx_device_description(const nx_device *d) { return d ? d->description : "NULL"; }

@@ -37,6 +37,11 @@ struct nx__timeline {
 
 typedef enum { NX__HOST, NX__OPENCL, NX__TEST } nx__device_type;
 
+/* A test device's faults (nx_fault of rig_test.h has the same values). */
+#define NX__FAULT_AT_SUBMIT 1
+#define NX__FAULT_WHILE_RUNNING 2
+#define NX__FAULT_AT_WAIT 4
+
 /* What a device type does with memory. Each runs on the thread of the
    timeline that runs the job, returns 0 or a negative status (a failure
    loses the device), and is called only for memory it made or maps. */
@@ -90,6 +95,11 @@ struct nx__memory {
   atomic_int handles; /* buffers over it */
   atomic_int jobs;    /* unfinished jobs that touch it */
   atomic_bool released, lost;
+  /* The OpenCL buffers over a host-addressed memory's pages (opencl.c),
+     each mapped for the host or not; map_mu guards them, and a job or a host
+     access of the memory holds it while it uses the pages or the buffers. */
+  pthread_mutex_t map_mu;
+  _Atomic(void *) views;
   /* Order: the last write and, per timeline, the last read since. */
   pthread_mutex_t order_mu;
   nx__event last_write;
@@ -123,6 +133,16 @@ struct nx__job {
   int (*hook)(nx_device *d, void *ctx); /* NX__JOB_HOOK: backend test hooks */
 };
 
+/* A fallible step that the test variant can make fail (nx__inject_failures
+   in rig_test.h): NX__INJECT() is true where the step must fail as if it had
+   run out. Always false in the installed libraries. */
+#ifdef NX_TESTING
+bool nx__inject(void);
+#define NX__INJECT() nx__inject()
+#else
+#define NX__INJECT() false
+#endif
+
 extern const nx__backend nx__host_backend, nx__test_backend, nx__opencl_backend;
 
 /* Reads, writes, fills and copies of plain bytes (plain.c), for the host's
@@ -131,6 +151,19 @@ int nx__plain_read(nx_buffer *b, int64_t off, void *dst, int64_t n);
 int nx__plain_write(nx_buffer *b, int64_t off, const void *src, int64_t n);
 int nx__plain_fill(nx_buffer *b, int64_t off, int64_t n, uint8_t v);
 int nx__plain_copy(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t n);
+
+/* The host's access to memory that OpenCL buffers lie over (opencl.c):
+   nx__host_begin takes m's mapping lock where OpenCL buffers lie over m
+   (*held then true) and maps them for a host access of that kind, so that
+   the host pages hold m's bits while the lock is held; nx__host_end lets the
+   lock go, leaving them mapped (a device's command unmaps what it uses).
+   nx__host_begin returns 0, or NX_EIO, holding nothing, where OpenCL fails
+   to map. nx__views_to_host is the mapping, with the lock held. Without
+   OpenCL buffers over m all three do nothing. */
+bool nx__has_views(nx__memory *m);
+int nx__host_begin(nx__memory *m, nx_access access, bool *held);
+void nx__host_end(nx__memory *m, bool held);
+int nx__views_to_host(nx__memory *m, nx_access access);
 
 /* The device table (rig.c). */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be);
@@ -145,6 +178,7 @@ bool nx__memory_lost(const nx__memory *m);
 
 /* Memories (buffer.c): a new one of no storage yet, and a new handle on one. */
 nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes);
+void nx__memory_free(nx__memory *m); /* one of no storage, or whose storage went */
 nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map);
 void nx__memory_maybe_release(nx__memory *m);
 const char *nx__memory_reason(nx__memory *m);

@@ -25,8 +25,8 @@ static int check(const char *fn, nx_device *d, nx_buffer *b, bool write) {
 }
 
 static nx__job *job_new(nx__job_kind kind, int nbuf) {
-  nx__job *j = calloc(1, sizeof *j);
-  if (j && !(j->bufs = calloc((size_t)(nbuf > 0 ? nbuf : 1), sizeof *j->bufs))) {
+  nx__job *j = NX__INJECT() ? NULL : calloc(1, sizeof *j);
+  if (j && (NX__INJECT() || !(j->bufs = calloc((size_t)(nbuf > 0 ? nbuf : 1), sizeof *j->bufs)))) {
     free(j);
     j = NULL;
   }

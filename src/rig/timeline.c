@@ -7,13 +7,25 @@
 #include "rig_internal.h"
 
 bool nx__memory_lost(const nx__memory *m) {
-  return atomic_load(&m->lost) || (m->kind == NX_MEMORY_DEVICE && atomic_load(&m->dev->lost));
+  /* Device and io memory are the device's storage (io memory the pages its
+     runtime allocated for it); host memory is nx's pages, lost only where
+     failed work would have written it. */
+  return atomic_load(&m->lost) || (m->kind != NX_MEMORY_HOST && atomic_load(&m->dev->lost));
 }
 
-/* A test device's armed fault, consumed. */
+/* A test device's armed fault, consumed; test devices exist only in the
+   test variant of the library. */
+#ifdef NX_TESTING
 static bool fire(nx_device *d, int fault) {
   return d->type == NX__TEST && (atomic_fetch_and(&d->faults, ~fault) & fault);
 }
+#else
+static bool fire(nx_device *d, int fault) {
+  (void)d;
+  (void)fault;
+  return false;
+}
+#endif
 
 /* Marks d lost; its thread then fails what remains in its queue. Every
    timeline is woken: d's thread may be waiting on another's for a
@@ -33,7 +45,7 @@ void nx__lose(nx_device *d) {
    the worker's own device is lost. */
 static void wait_dep(nx_device *self, nx__event e) {
   nx__timeline *tl = e.tl;
-  if (fire(tl->dev, NX_FAULT_AT_WAIT)) nx__lose(tl->dev);
+  if (fire(tl->dev, NX__FAULT_AT_WAIT)) nx__lose(tl->dev);
   pthread_mutex_lock(&tl->mu);
   while (tl->completed < e.seq && !atomic_load(&self->lost)) pthread_cond_wait(&tl->cv, &tl->mu);
   pthread_mutex_unlock(&tl->mu);
@@ -43,47 +55,95 @@ static void wait_dep(nx_device *self, nx__event e) {
 int nx__wait_event(nx__event e) {
   nx__timeline *tl = e.tl;
   if (!tl || e.seq == 0) return 0;
-  if (fire(tl->dev, NX_FAULT_AT_WAIT)) nx__lose(tl->dev);
+  if (fire(tl->dev, NX__FAULT_AT_WAIT)) nx__lose(tl->dev);
   pthread_mutex_lock(&tl->mu);
   while (tl->completed < e.seq) pthread_cond_wait(&tl->cv, &tl->mu);
   pthread_mutex_unlock(&tl->mu);
   return 0;
 }
 
+/* The memories of a running job whose mapping locks it holds (those OpenCL
+   buffers lie over), in j->mems' address order. */
+typedef struct {
+  bool held[2 * NX__MAX_DEVICES];
+} held_locks;
+
+static bool held_for(const nx__job *j, const held_locks *h, const nx__memory *m) {
+  for (int k = 0; k < j->nmem; k++)
+    if (j->mems[k] == m) return h->held[k];
+  return false;
+}
+
+/* Makes m's host pages hold its bits for this job's host access. */
+static int to_host(const nx__job *j, const held_locks *h, nx__memory *m, nx_access access) {
+  return held_for(j, h, m) ? nx__views_to_host(m, access) : 0;
+}
+
 /* Runs a copy: through host addresses where both have them, the device's
    own copy where one device maps both, else through a read or a write, or a
    bounce through host memory. */
-static int run_copy(nx__job *j) {
+static int run_copy(nx__job *j, const held_locks *h) {
   nx_buffer *dst = j->bufs[0], *src = j->bufs[1];
   nx__memory *dm = dst->mem, *sm = src->mem;
+  int s;
   if (j->bytes == 0) return 0;
   if (dm->host && sm->host) {
+    if ((s = to_host(j, h, sm, NX_ACCESS_READ)) || (s = to_host(j, h, dm, NX_ACCESS_READ_WRITE))) return s;
     memmove((char *)dm->host + j->doff, (char *)sm->host + j->soff, (size_t)j->bytes);
     return 0;
   }
-  if (sm->host) return dst->dev->be->write(dst, j->doff, (char *)sm->host + j->soff, j->bytes);
-  if (dm->host) return src->dev->be->read(src, j->soff, (char *)dm->host + j->doff, j->bytes);
+  if (sm->host) {
+    if ((s = to_host(j, h, sm, NX_ACCESS_READ))) return s;
+    return dst->dev->be->write(dst, j->doff, (char *)sm->host + j->soff, j->bytes);
+  }
+  if (dm->host) {
+    if ((s = to_host(j, h, dm, NX_ACCESS_READ_WRITE))) return s;
+    return src->dev->be->read(src, j->soff, (char *)dm->host + j->doff, j->bytes);
+  }
   if (dst->dev == src->dev && dst->dev->be->copy) return dst->dev->be->copy(dst, j->doff, src, j->soff, j->bytes);
   void *tmp = malloc((size_t)j->bytes);
   if (!tmp) return NX_ENOMEM;
-  int s = src->dev->be->read(src, j->soff, tmp, j->bytes);
+  s = src->dev->be->read(src, j->soff, tmp, j->bytes);
   if (!s) s = dst->dev->be->write(dst, j->doff, tmp, j->bytes);
   free(tmp);
   return s;
 }
 
-static int run(nx_device *d, nx__job *j) {
+static int run_job(nx_device *d, nx__job *j, const held_locks *h) {
+  int s;
   switch (j->kind) {
-  case NX__JOB_WORK: j->fn(j->ctx); return 0;
-  case NX__JOB_COPY: return run_copy(j);
+  case NX__JOB_WORK:
+    /* The host's work reads and writes host pages. */
+    for (int i = 0; i < j->nbuf && d->type == NX__HOST; i++)
+      if ((s = to_host(j, h, j->bufs[i]->mem, i < j->nwrites ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) return s;
+    j->fn(j->ctx);
+    return 0;
+  case NX__JOB_COPY: return run_copy(j, h);
   case NX__JOB_FILL: {
     nx_buffer *b = j->bufs[0];
-    if (b->mem->host) { memset((char *)b->mem->host + j->doff, j->value, (size_t)j->bytes); return 0; }
-    return b->dev->be->fill(b, j->doff, j->bytes, j->value);
+    /* An OpenCL device fills through its own command, host-addressed
+       memory included (its buffer then unmapped for the command). */
+    if (!b->mem->host || b->dev->type == NX__OPENCL) return b->dev->be->fill(b, j->doff, j->bytes, j->value);
+    if ((s = to_host(j, h, b->mem, NX_ACCESS_READ_WRITE))) return s;
+    memset((char *)b->mem->host + j->doff, j->value, (size_t)j->bytes);
+    return 0;
   }
   case NX__JOB_HOOK: return j->hook(d, j->ctx);
   }
   return NX_EINVAL;
+}
+
+/* Runs j holding the mapping locks of its memories that OpenCL buffers lie
+   over, taken in address order (j->mems is sorted), so that neither the
+   host nor another job maps or unmaps them under it. */
+static int run(nx_device *d, nx__job *j) {
+  held_locks h;
+  for (int k = 0; k < j->nmem; k++)
+    if ((h.held[k] = nx__has_views(j->mems[k]))) pthread_mutex_lock(&j->mems[k]->map_mu);
+  int s = run_job(d, j, &h);
+  for (int k = j->nmem - 1; k >= 0; k--)
+    if (h.held[k]) pthread_mutex_unlock(&j->mems[k]->map_mu);
+  return s;
 }
 
 static void finish(nx_device *d, nx__job *j) {
@@ -114,7 +174,7 @@ static void *worker(void *arg) {
     for (int i = 0; i < j->ndeps && !atomic_load(&d->lost); i++) wait_dep(d, j->deps[i]);
     bool fail = atomic_load(&d->lost);
     for (int i = 0; i < j->nbuf && !fail; i++) fail = nx__memory_lost(j->bufs[i]->mem);
-    if (!fail && fire(d, NX_FAULT_WHILE_RUNNING)) {
+    if (!fail && fire(d, NX__FAULT_WHILE_RUNNING)) {
       nx__lose(d);
       fail = true;
     }
@@ -129,17 +189,26 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* Each step that fails gives back what the steps before it made. */
 int nx__timeline_start(nx_device *d) {
   nx__timeline *tl = &d->tl;
   pthread_t t;
   pthread_attr_t attr;
-  if (pthread_mutex_init(&tl->mu, NULL)) return NX_ENOMEM;
-  if (pthread_cond_init(&tl->cv, NULL)) return NX_ENOMEM;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int s = pthread_create(&t, &attr, worker, d);
+  if (NX__INJECT() || pthread_mutex_init(&tl->mu, NULL)) goto fail_mutex;
+  if (NX__INJECT() || pthread_cond_init(&tl->cv, NULL)) goto fail_cond;
+  if (NX__INJECT() || pthread_attr_init(&attr)) goto fail_attr;
+  if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)) goto fail_thread;
+  if (NX__INJECT() || pthread_create(&t, &attr, worker, d)) goto fail_thread;
   pthread_attr_destroy(&attr);
-  return s ? NX_ENOMEM : 0;
+  return 0;
+fail_thread:
+  pthread_attr_destroy(&attr);
+fail_attr:
+  pthread_cond_destroy(&tl->cv);
+fail_cond:
+  pthread_mutex_destroy(&tl->mu);
+fail_mutex:
+  return NX_ENOMEM;
 }
 
 /* Queues j on d's timeline, with its dependencies from the memories it
@@ -156,7 +225,7 @@ static int by_address(const void *p, const void *q) {
 int nx__enqueue(nx_device *d, nx__job *j, const char *fn) {
   nx__memory *ms[2 * NX__MAX_DEVICES];
   int nm = 0;
-  if (fire(d, NX_FAULT_AT_SUBMIT)) nx__lose(d);
+  if (fire(d, NX__FAULT_AT_SUBMIT)) nx__lose(d);
   if (atomic_load(&d->lost)) return nx__fail(NX_ELOST, "%s: device %s is lost", fn, d->name);
   for (int i = 0; i < j->nbuf; i++) {
     nx__memory *m = j->bufs[i]->mem;

@@ -21,11 +21,11 @@ int nx_buffer_wrap_host(void *data, int64_t bytes, nx_access access, void (*rele
     return nx__fail(NX_EINVAL, "%s: access %d is not read, write or read-write", fn, (int)access);
   nx_device *d = nx_rig_host();
   nx__memory *m = nx__memory_new(d, NX_MEMORY_HOST, bytes);
-  nx_buffer *h = m ? nx__handle(m, d, access, NULL) : NULL;
+  if (!m) return nx__fail(NX_ENOMEM, "%s: no memory for the state of a buffer", fn);
+  nx_buffer *h = nx__handle(m, d, access, NULL);
   if (!h) {
-    if (m) pthread_mutex_destroy(&m->order_mu);
-    free(m);
-    return nx__fail(NX_ENOMEM, "%s: no memory for a buffer", fn);
+    nx__memory_free(m);
+    return nx__fail(NX_ENOMEM, "%s: no memory for the handle of a buffer", fn);
   }
   m->host = data ? data : (void *)no_bytes;
   m->foreign = true;

@@ -17,6 +17,7 @@
 
 #include "../check.h"
 #include "nx_array.h"
+#include "rig_test.h" /* test devices and their faults: the test variant of the library */
 
 static inline double now_s(void) {
   struct timespec t;

@@ -9,6 +9,7 @@
 
 #include "../check.h"
 #include "nx_array.h"
+#include "rig_test.h" /* test devices: the test variant of the library */
 
 /* What a callback saw. */
 typedef struct seen {

@@ -10,6 +10,7 @@
 
 #include "../check.h"
 #include "nx_array.h"
+#include "rig_test.h" /* test devices: the test variant of the library */
 
 static bool says(const char *part) { return strstr(nx_error_message(), part) != NULL; }
 

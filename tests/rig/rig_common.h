@@ -18,6 +18,7 @@
 
 #include "../check.h"
 #include "nx_rig.h"
+#include "rig_test.h" /* test devices and their faults: the test variant of the library */
 
 static inline double now_s(void) {
   struct timespec t;

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Placement and the door at their edges, each a case that once went wrong:
+   - host-addressed placement is synchronous: to_device, copy, a host->host
+     transfer, a transfer into wrapped memory (as a DLPack import gives) and
+     host <-> OpenCL io memory hold the bytes when they return, though the
+     timeline that a device copy would run on is held back; and a store to a
+     wrapped source right after a transfer's return does not reach dst;
+   - sharing and identity over memory the host does not address go by the
+     buffers' memory and offsets: an array written and read through the door
+     as itself, disjoint written views of one buffer, transfer(a, a), and a
+     transfer between disjoint views of one buffer, on OpenCL and a test
+     device;
+   - a strided to_device or transfer whose device copy fails (a lost test
+     device) fails with NX_ELOST, releasing its staging once;
+   - messages: nx_array_move names itself and its operand's dtype and shape;
+     nx_array_of_array names the index and the value out of range;
+   - int64 edges: nx_array_get on an empty layout at offset INT64_MAX, and
+     on strides whose positions pass int64, fails cleanly. */
+
+#include "test_array_common.h"
+
+static arr_devices R;
+
+/* ---- Synchronous host-addressed placement ------------------------------ */
+
+#define MIB (1 << 20)
+
+static void sleep_work(void *ctx) {
+  struct timespec t = {0, (long)(intptr_t)ctx * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+/* Holds d's timeline back for ms milliseconds with work over an unrelated
+   buffer. */
+static nx_buffer *hold_back(nx_device *d, int ms) {
+  nx_buffer *u = NULL;
+  CHECK(nx_buffer_create(d, NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, 64, &u) == 0, "create: %s", nx_error_message());
+  if (!u) return NULL;
+  CHECK(nx_rig_submit(d, NULL, 0, &u, 1, sleep_work, (void *)(intptr_t)ms) == 0, "submit: %s", nx_error_message());
+  return u;
+}
+
+static void fill_pattern(uint8_t *p, int64_t n, unsigned seed) {
+  for (int64_t i = 0; i < n; i++) p[i] = (uint8_t)(seed + (unsigned)i * 7u + (unsigned)(i >> 8));
+}
+
+/* A host array of n uint8 holding the pattern, over memory of that kind on d. */
+static nx_array *patterned(nx_device *d, nx_memory_kind kind, int64_t n, unsigned seed) {
+  nx_array *a = NULL;
+  CHECK(nx_array_create(d, kind, NX_UINT8, &n, 1, &a) == 0, "create on %s: %s", nx_device_name(d), nx_error_message());
+  if (!a) return NULL;
+  uint8_t *p = malloc((size_t)n);
+  fill_pattern(p, n, seed);
+  CHECK(raw_write(nx_array_buffer(a), p) == 0, "raw write: %s", nx_error_message());
+  free(p);
+  return a;
+}
+
+/* Whether the n bytes at p are the pattern of seed, read with no wait. */
+static bool holds(const void *p, int64_t n, unsigned seed) {
+  uint8_t *want = malloc((size_t)n);
+  fill_pattern(want, n, seed);
+  bool ok = p && memcmp(p, want, (size_t)n) == 0;
+  free(want);
+  return ok;
+}
+
+static void test_sync_placement(void) {
+  int64_t n = MIB;
+  nx_array *a = patterned(R.host, NX_MEMORY_DEVICE, n, 1), *r = NULL;
+  if (!a) return;
+
+  nx_buffer *u = hold_back(R.host, 120);
+  CHECK(nx_array_to_device(R.host, a, &r) == 0, "to_device: %s", nx_error_message());
+  CHECK(r && holds(nx_buffer_host_address(nx_array_buffer(r)), n, 1), "to_device host -> host returned before the bytes");
+  nx_array_free(r), r = NULL;
+  nx_buffer_release(u);
+
+  u = hold_back(R.host, 120);
+  CHECK(nx_array_copy(a, &r) == 0, "copy: %s", nx_error_message());
+  CHECK(r && holds(nx_buffer_host_address(nx_array_buffer(r)), n, 1), "copy on the host returned before the bytes");
+  nx_array_free(r), r = NULL;
+  nx_buffer_release(u);
+
+  nx_array *d = patterned(R.host, NX_MEMORY_DEVICE, n, 2);
+  u = hold_back(R.host, 120);
+  CHECK(d && nx_array_transfer(a, d) == 0, "transfer: %s", nx_error_message());
+  CHECK(d && holds(nx_buffer_host_address(nx_array_buffer(d)), n, 1), "transfer host -> host returned before the bytes");
+  nx_buffer_release(u);
+  nx_array_free(d);
+
+  /* Into wrapped memory, as nx_array_from_dlpack makes. */
+  uint8_t *w = malloc((size_t)n);
+  memset(w, 0, (size_t)n);
+  nx_buffer *wb = NULL;
+  nx_array *wa = NULL;
+  nx_layout l;
+  nx_layout_contiguous(&n, 1, &l);
+  CHECK(nx_buffer_wrap_host(w, n, NX_ACCESS_READ_WRITE, NULL, NULL, &wb) == 0 && nx_array_v(NX_UINT8, &l, wb, &wa) == 0,
+        "wrap: %s", nx_error_message());
+  u = hold_back(R.host, 120);
+  CHECK(wa && nx_array_transfer(a, wa) == 0, "transfer into wrapped memory: %s", nx_error_message());
+  CHECK(holds(w, n, 1), "a transfer into wrapped memory returned before the bytes");
+  nx_buffer_release(u);
+
+  /* From wrapped memory: a store right after the return does not reach dst. */
+  nx_array *d2 = patterned(R.host, NX_MEMORY_DEVICE, n, 3);
+  u = hold_back(R.host, 120);
+  CHECK(wa && d2 && nx_array_transfer(wa, d2) == 0, "transfer from wrapped memory: %s", nx_error_message());
+  memset(w, 0xEE, (size_t)n);
+  CHECK(d2 && nx_buffer_wait(nx_array_buffer(d2), NX_ACCESS_READ) == 0 &&
+            holds(nx_buffer_host_address(nx_array_buffer(d2)), n, 1),
+        "a store to the wrapped source after the transfer returned reached dst");
+  nx_buffer_release(u);
+  nx_array_free(d2);
+  nx_array_free(wa);
+  nx_buffer_release(wb);
+  free(w);
+
+  /* Host <-> OpenCL io memory: both host-addressed. */
+  for (int dir = 0; dir < 2; dir++) {
+    nx_array *io = patterned(R.ocl0, NX_MEMORY_IO, n, 4);
+    nx_array *h = patterned(R.host, NX_MEMORY_DEVICE, n, 5);
+    if (!io || !h) continue;
+    nx_buffer *u0 = hold_back(R.ocl0, 120), *u1 = hold_back(R.host, 120);
+    CHECK(nx_array_transfer(dir ? io : h, dir ? h : io) == 0, "transfer with io memory: %s", nx_error_message());
+    void *p = nx_buffer_host_address(nx_array_buffer(dir ? h : io));
+    /* The io pages are OpenCL's to map: wait for nothing but the mapping
+       (the transfer ended every write it made). */
+    CHECK(holds(p, n, dir ? 4 : 5), "transfer %s returned before the bytes", dir ? "io -> host" : "host -> io");
+    nx_buffer_release(u0);
+    nx_buffer_release(u1);
+    nx_array_free(io);
+    nx_array_free(h);
+  }
+  nx_array_free(a);
+  nx_device_sync(R.host);
+}
+
+/* ---- Sharing by memory and offsets ------------------------------------- */
+
+static int ran;
+static int count_run(void *ctx) {
+  (void)ctx;
+  ran++;
+  return 0;
+}
+
+static void test_sharing(void) {
+  nx_device *devs[3] = {R.ocl0, R.test, R.host};
+  for (int k = 0; k < 3; k++) {
+    nx_device *d = devs[k];
+    nx_array *a = NULL;
+    int64_t four = 4, sixteen = 16;
+    CHECK(nx_array_create(d, NX_MEMORY_DEVICE, NX_FLOAT32, &four, 1, &a) == 0, "create: %s", nx_error_message());
+    if (!a) continue;
+    ran = 0;
+    int s = nx_door(&a, 1, &a, 1, count_run, NULL);
+    CHECK(s == NX_DONE && ran == 1, "%s: an array written and read as itself: answer %d, ran %d", nx_device_name(d), s,
+          ran);
+    CHECK(nx_array_transfer(a, a) == 0, "%s: transfer(a, a): %s", nx_device_name(d), nx_error_message());
+
+    /* Two disjoint halves of one 64-byte buffer. */
+    nx_array *whole = NULL, *lo = NULL, *hi = NULL;
+    CHECK(nx_array_create(d, NX_MEMORY_DEVICE, NX_FLOAT32, &sixteen, 1, &whole) == 0, "create: %s", nx_error_message());
+    if (!whole) continue;
+    uint8_t bytes[64], got[64];
+    for (int i = 0; i < 64; i++) bytes[i] = (uint8_t)(i + 1);
+    CHECK(raw_write(nx_array_buffer(whole), bytes) == 0, "raw write");
+    nx_layout l0, l1;
+    nx_layout_make(1, (int64_t[]){8}, NULL, 0, &l0);
+    nx_layout_make(1, (int64_t[]){8}, NULL, 8, &l1);
+    CHECK(nx_array_v(NX_FLOAT32, &l0, nx_array_buffer(whole), &lo) == 0 &&
+              nx_array_v(NX_FLOAT32, &l1, nx_array_buffer(whole), &hi) == 0,
+          "views: %s", nx_error_message());
+    nx_array *both[2] = {lo, hi};
+    ran = 0;
+    s = nx_door(both, 2, NULL, 0, count_run, NULL);
+    CHECK(s == NX_DONE && ran == 1, "%s: two disjoint written views of one buffer: answer %d", nx_device_name(d), s);
+    /* And views that share bytes are still refused. */
+    nx_layout lm;
+    nx_array *mid = NULL;
+    nx_layout_make(1, (int64_t[]){8}, NULL, 4, &lm);
+    CHECK(nx_array_v(NX_FLOAT32, &lm, nx_array_buffer(whole), &mid) == 0, "view: %s", nx_error_message());
+    nx_array *over[2] = {lo, mid};
+    s = nx_door(over, 2, NULL, 0, count_run, NULL);
+    CHECK(s == NX_OVERLAPPING, "%s: two overlapping written views: answer %d", nx_device_name(d), s);
+    s = nx_array_transfer(lo, mid);
+    EXPECT_FAIL(s, NX_EINVAL, "nx_array_transfer", "shares a byte");
+    /* A transfer between the disjoint halves. */
+    CHECK(nx_array_transfer(lo, hi) == 0, "%s: transfer between disjoint views: %s", nx_device_name(d),
+          nx_error_message());
+    CHECK(raw_read(nx_array_buffer(whole), got) == 0 && memcmp(got, bytes, 32) == 0 && memcmp(got + 32, bytes, 32) == 0,
+          "%s: the transfer between halves moved the wrong bytes", nx_device_name(d));
+    nx_array_free(mid);
+    nx_array_free(lo);
+    nx_array_free(hi);
+    nx_array_free(whole);
+    nx_array_free(a);
+  }
+}
+
+/* ---- Failing device copies --------------------------------------------- */
+
+static void test_failing_copy(void) {
+  for (int op = 0; op < 2; op++) {
+    nx_device *t = NULL;
+    CHECK(nx_rig_test_device(&t) == 0, "test device: %s", nx_error_message());
+    if (!t) return;
+    int64_t sixteen = 16;
+    nx_array *whole = NULL, *a = NULL, *r = NULL, *dst = NULL;
+    CHECK(nx_array_create(t, NX_MEMORY_DEVICE, NX_FLOAT32, &sixteen, 1, &whole) == 0, "create: %s", nx_error_message());
+    if (!whole) return;
+    nx_layout ls;
+    nx_layout_make(1, (int64_t[]){4}, (int64_t[]){3}, 1, &ls); /* strided: staged on the host */
+    CHECK(nx_array_v(NX_FLOAT32, &ls, nx_array_buffer(whole), &a) == 0, "view: %s", nx_error_message());
+    CHECK(nx_array_host(NX_FLOAT32, (int64_t[]){4}, 1, &dst) == 0, "host: %s", nx_error_message());
+    nx_device_sync(t);
+    CHECK(nx_test_device_fail(t, NX_FAULT_WHILE_RUNNING) == 0, "arm");
+    int s = op ? nx_array_transfer(a, dst) : nx_array_to_device(R.host, a, &r);
+    CHECK(s == NX_ELOST, "%s of a strided array whose device copy fails: %d (%s)", op ? "transfer" : "to_device", s,
+          nx_error_message());
+    CHECK(nx_buffer_refcount(nx_array_buffer(a)) == 2, "the source's buffer holds %d references",
+          nx_buffer_refcount(nx_array_buffer(a)));
+    nx_array_free(r);
+    nx_array_free(dst);
+    nx_array_free(a);
+    nx_array_free(whole);
+  }
+}
+
+/* ---- Messages ---------------------------------------------------------- */
+
+static void test_messages(void) {
+  nx_array *a = NULL, *r = NULL;
+  CHECK(nx_array_host(NX_FLOAT32, (int64_t[]){3, 4}, 2, &a) == 0, "host: %s", nx_error_message());
+  nx_move m;
+  CHECK(nx_move_reshape(&m, (int64_t[]){5}, 1) == 0, "move: %s", nx_error_message());
+  int s = nx_array_move(&m, a, &r);
+  EXPECT_FAIL(s, NX_EINVAL, "nx_array_move", "float32 [3; 4]");
+  CHECK(strncmp(nx_error_message(), "nx_array_move", 13) == 0, "the message starts with another name: %s",
+        nx_error_message());
+  nx_array_free(a);
+
+  nx_value v[2] = {{.i = 1}, {.i = 300}};
+  s = nx_array_of_array(NX_INT8, (int64_t[]){2}, 1, v, 2, &r);
+  EXPECT_FAIL(s, NX_EINVAL, "nx_array_of_array", "300", "index 1", "int8");
+}
+
+/* ---- int64 edges ------------------------------------------------------- */
+
+static void test_int64_edges(void) {
+  nx_buffer *b = NULL;
+  CHECK(nx_buffer_create(R.host, NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, 64, &b) == 0, "create");
+  if (!b) return;
+  const int64_t X = INT64_MAX / 3;
+  struct {
+    int rank;
+    int64_t extent[3], stride[3], offset;
+  } cases[] = {
+      {2, {3, 0}, {X, 1}, INT64_MAX},
+      {3, {3, 3, 0}, {X, X, 1}, 0},
+      {2, {0, 3}, {1, X}, INT64_MAX},
+      {1, {0}, {1}, INT64_MAX},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    nx_layout l;
+    nx_array *a = NULL;
+    if (nx_layout_make(cases[k].rank, cases[k].extent, cases[k].stride, cases[k].offset, &l) != 0) continue;
+    if (nx_array_v(NX_UINT8, &l, b, &a) != 0) continue; /* refused up front: as good */
+    int64_t index[3] = {2, 2, 2};
+    nx_value v;
+    int s = nx_array_get(a, index, &v);
+    EXPECT_FAIL(s, NX_EINVAL, "nx_array_get", "uint8");
+    s = nx_array_set(a, index, (nx_value){.u = 1});
+    EXPECT_FAIL(s, NX_EINVAL, "nx_array_set", "uint8");
+    nx_array_free(a);
+  }
+  nx_buffer_release(b);
+}
+
+/* With an argument, only the part it names (messages, int64, sharing,
+   failing, sync): each part alone, as when one of them aborts under UBSan. */
+int main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    void (*run)(void);
+  } parts[] = {{"messages", test_messages}, {"int64", test_int64_edges},   {"sharing", test_sharing},
+               {"failing", test_failing_copy}, {"sync", test_sync_placement}};
+  if (arr_need_devices(&R)) return check_done();
+  for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+    if (argc < 2 || strcmp(argv[1], parts[k].name) == 0) parts[k].run();
+  return check_done();
+}

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: Apache-2.0
+# The installed library and headers hold no test hook: libnx.so exports no
+# internal symbol (nx__...) and none of the test variant's functions, and no
+# public header declares them. Run as cmake -DLIB=<libnx.so> -DINCLUDE=<dir> -P.
+set(hooks "nx_rig_test_device|nx_test_device_fail|nx__opencl_[A-Za-z0-9_]*|nx__inject[A-Za-z0-9_]*|NX_FAULT_[A-Z_]*")
+execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE syms RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm -D ${LIB} failed")
+endif()
+string(REGEX MATCHALL " [A-Za-z] (${hooks}|nx__[A-Za-z0-9_]*)\n" bad "${syms}")
+if(bad)
+  message(FATAL_ERROR "${LIB} exports test hooks or internal symbols:${bad}")
+endif()
+string(REGEX MATCHALL " T nx_[A-Za-z0-9_]*" public "${syms}")
+list(LENGTH public n)
+if(n LESS 50)
+  message(FATAL_ERROR "${LIB} exports only ${n} nx_ functions: not the library")
+endif()
+file(GLOB headers ${INCLUDE}/*.h)
+foreach(h ${headers})
+  file(READ ${h} text)
+  string(REGEX MATCHALL "(${hooks})" found "${text}")
+  if(found)
+    message(FATAL_ERROR "${h} declares test hooks: ${found}")
+  endif()
+endforeach()
+message(STATUS "no test hook in ${LIB} (${n} nx_ functions) or in ${INCLUDE}")
