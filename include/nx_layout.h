@@ -11,14 +11,19 @@
    The invariant. Every layout these functions accept or produce has
      - 0 <= rank <= NX_MAX_RANK and every extent >= 0, and the product of
        the extents fits in an int64_t;
-     - a reach |offset| + sum_j |stride[j]| * max(extent[j] - 1, 0) below
-       NX_LAYOUT_LIMIT (2^62), so |offset| and every |stride[j]| are below
-       it too (INT64_MIN never appears), checked on every axis, those of
-       extent 0 or 1 included, and on layouts with no element as on others.
-   So every position a layout reaches, every partial sum of one, a stride
-   times its extent and a flip's offset lie in (-2^62, 2^62), and the
-   arithmetic on them (a bitcast's multiply by at most 128 included) is free
-   of overflow. A struct filled by hand that breaks the invariant is refused
+     - every stride, on every axis (those of extent 0 or 1 included), in
+       (-NX_LAYOUT_LIMIT, NX_LAYOUT_LIMIT) = (-2^62, 2^62): INT64_MIN never
+       appears;
+     - its hull in (-2^62, 2^62): every position offset + sum_j stride[j] *
+       i_j with 0 <= i_j <= max(extent[j] - 1, 0), the positions it reaches
+       and, for a layout with no element, those it would reach if its
+       extents of 0 were 1. So the offset is inside too.
+   So every position, every partial sum of one (itself a hull position), a
+   stride times its extent and a flip's offset lie in (-2^62, 2^62), the
+   hull's width is below 2^63, and the arithmetic on them (a bitcast's
+   multiply by at most 128 included, checked) is free of overflow. Every
+   movement keeps the hull or shrinks it, except expand and reshape, whose
+   results are checked. A struct filled by hand that breaks the invariant is refused
    by every function with NX_EINVAL, naming the function and the operand; a
    result that would break it (a bitcast or copy past the bound) is refused
    the same way. Where the library itself chooses the strides of a layout
@@ -50,7 +55,8 @@ extern "C" {
 /* The most axes a layout has. */
 #define NX_MAX_RANK 32
 
-/* The bound of the invariant: a layout's reach is below 2^62. */
+/* The bound of the invariant: strides and hull positions lie strictly
+   between -2^62 and 2^62. */
 #define NX_LAYOUT_LIMIT ((int64_t)1 << 62)
 
 /* A layout: rank axes of extents >= 0 and strides, and an offset, holding
@@ -69,15 +75,15 @@ typedef struct nx_layout {
    the extents after it, an extent of 0 counted as 1 (a shape with no element
    reaches nothing, and its strides stay small).
    Fails if rank < 0 or rank > NX_MAX_RANK, shape is NULL with rank > 0,
-   an extent is negative, the element count does not fit in an int64_t, the
-   layout's reach is 2^62 or more, or l is NULL. */
+   an extent is negative, the element count does not fit in an int64_t, a
+   position reaches 2^62 (more than 2^62 elements), or l is NULL. */
 NX_API int nx_layout_contiguous(const int64_t *shape, int rank, nx_layout *l);
 
 /* nx_layout_make(rank, extents, strides, offset, &l) sets l to the layout of
    those parts. strides may be NULL for C-contiguous strides.
    Fails as nx_layout_contiguous does, and if the layout breaks the
-   invariant (a stride, the offset or the reach at 2^62 or past, in
-   magnitude), on layouts with no element too. */
+   invariant (a stride or a hull position at 2^62 or past, in magnitude),
+   on layouts with no element too. */
 NX_API int nx_layout_make(int rank, const int64_t *extents, const int64_t *strides, int64_t offset, nx_layout *l);
 
 /* ---- Facts ------------------------------------------------------------- */

@@ -52,14 +52,17 @@ int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r) {
 }
 
 /* The bytes a layout's elements span, from the byte of its first position to
-   that of its last; 0 for no element. Under the invariant and a width of at
-   most 128 every number here is below 2^69: __int128 holds them. */
-static __int128 span_bytes(const nx_layout *l, int w, int64_t *first_byte) {
+   that of its last (0 for no element), and the shift in positions that puts
+   the first byte at 0 keeping the first element's place in its byte. Under
+   the invariant and a width of at most 128 every number here is below 2^69:
+   __int128 holds them. */
+static __int128 span_bytes(const nx_layout *l, int w, int64_t *shift) {
   int64_t lo, hi;
-  if (nx__layout_empty(l)) { *first_byte = 0; return 0; }
+  *shift = 0;
+  if (nx__layout_empty(l)) return 0;
   nx__layout_span(l, &lo, &hi);
   __int128 b0 = ((__int128)lo * w) >> 3, b1 = (((__int128)hi + 1) * w - 1) >> 3;
-  *first_byte = (int64_t)b0; /* |lo| < 2^62 and w >= 8 where it is used */
+  *shift = w < 8 ? (int64_t)(b0 * (8 / w)) : lo; /* |shift| <= |lo| + 7 */
   return b1 - b0 + 1;
 }
 
@@ -101,11 +104,10 @@ int nx__layout_copy(const char *fn, const nx_layout *l, int width, nx_layout *r)
   if (!nx__layout_width(width))
     return nx__fail(NX_EINVAL, "%s: width %d is no dtype's (1, 4, 8, 16, 32, 64 or 128)", fn, width);
   nx_layout out = *l;
-  int64_t first;
-  __int128 spanned = span_bytes(l, width, &first);
+  int64_t shift;
+  __int128 spanned = span_bytes(l, width, &shift);
   if (spanned > 0 && spanned <= dense_bytes(l, width)) {
     /* Shift by whole bytes: the first position keeps its place in its byte. */
-    int64_t per = width < 8 ? 8 / width : 1, shift = width < 8 ? first * per : first / (width / 8);
     out.offset = l->offset - shift;
   } else {
     order ord[NX_MAX_RANK];

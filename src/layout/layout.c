@@ -42,30 +42,32 @@ bool nx__layout_empty(const nx_layout *l) {
   return false;
 }
 
-static int64_t magnitude(int64_t x) { return x < 0 ? -x : x; } /* x > INT64_MIN, checked first */
-
-/* The reach |offset| + sum |stride| * max(extent - 1, 0), or -1 where a part
-   is INT64_MIN or a sum passes NX_LAYOUT_LIMIT. */
-static int64_t reach(const nx_layout *l) {
-  if (l->offset <= -NX_LAYOUT_LIMIT || l->offset >= NX_LAYOUT_LIMIT) return -1;
-  int64_t r = magnitude(l->offset), d;
+/* Whether l's hull, the positions it would reach if no extent were 0
+   (offset + sum stride * i for 0 <= i <= max(extent - 1, 0)), lies inside
+   (-NX_LAYOUT_LIMIT, NX_LAYOUT_LIMIT), and every stride too. The hull
+   survives every movement that keeps or drops positions (a flip moves the
+   offset inside it), and holds every partial sum of a position. */
+static bool in_bound(const nx_layout *l) {
+  if (l->offset <= -NX_LAYOUT_LIMIT || l->offset >= NX_LAYOUT_LIMIT) return false;
+  int64_t lo = l->offset, hi = l->offset, d;
   for (int j = 0; j < l->rank; j++) {
-    if (l->stride[j] <= -NX_LAYOUT_LIMIT || l->stride[j] >= NX_LAYOUT_LIMIT) return -1;
-    if (l->extent[j] > 1 && (NX__MUL(magnitude(l->stride[j]), l->extent[j] - 1, &d) || d >= NX_LAYOUT_LIMIT)) return -1;
-    if (l->extent[j] > 1 && (r += d) >= NX_LAYOUT_LIMIT) return -1; /* both below 2^62: no overflow */
+    if (l->stride[j] <= -NX_LAYOUT_LIMIT || l->stride[j] >= NX_LAYOUT_LIMIT) return false;
+    if (l->extent[j] <= 1) continue;
+    if (NX__MUL(l->stride[j], l->extent[j] - 1, &d) || NX__ADD(d < 0 ? lo : hi, d, d < 0 ? &lo : &hi)) return false;
+    if (lo <= -NX_LAYOUT_LIMIT || hi >= NX_LAYOUT_LIMIT) return false;
   }
-  return r;
+  return true;
 }
 
 int nx__layout_check(const char *fn, const char *what, const nx_layout *l) {
   if (l == NULL) return nx__fail(NX_EINVAL, "%s: layout %s is NULL", fn, what);
   int s = check_shape(fn, l->extent, l->rank, NULL);
   if (s) return s;
-  if (reach(l) < 0) {
+  if (!in_bound(l)) {
     char t[256], u[256];
     return nx__fail(NX_EINVAL,
                     "%s: layout %s of shape %s, strides %s and offset %lld passes the bound: "
-                    "|offset| + sum |stride| * (extent - 1) must be below 2^62",
+                    "its strides and the positions of its hull must lie strictly between -2^62 and 2^62",
                     fn, what, nx__shape_text(l->extent, l->rank, t, sizeof t),
                     nx__shape_text(l->stride, l->rank, u, sizeof u), (long long)l->offset);
   }
@@ -73,7 +75,7 @@ int nx__layout_check(const char *fn, const char *what, const nx_layout *l) {
 }
 
 int nx__layout_settle(const char *fn, nx_layout *l) {
-  if (reach(l) < 0 && nx__layout_empty(l))
+  if (!in_bound(l) && nx__layout_empty(l))
     for (int j = 0; j < l->rank; j++) l->stride[j] = 0;
   return nx__layout_check(fn, "the result", l);
 }
@@ -138,7 +140,7 @@ int nx_layout_position(const nx_layout *l, const int64_t *index, int64_t *p) {
       return nx__fail(NX_EINVAL, "%s: index %lld of axis %d is outside a layout of shape %s", fn,
                       (long long)index[j], j, nx__shape_text(l->extent, l->rank, t, sizeof t));
     }
-    pos += l->stride[j] * index[j]; /* every partial sum is within the reach */
+    pos += l->stride[j] * index[j]; /* every partial sum is a hull position */
   }
   *p = pos;
   return 0;

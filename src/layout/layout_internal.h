@@ -11,12 +11,12 @@
 
 /* nx__layout_check(fn, what, l) is 0 iff l holds nx_layout.h's invariant:
    rank in [0, NX_MAX_RANK], extents >= 0 with a product that fits in an
-   int64_t, and a reach |offset| + sum |stride_j| * max(extent_j - 1, 0) below
-   NX_LAYOUT_LIMIT (so every stride and the offset are too), empty layouts
-   included; otherwise NX_EINVAL with the message naming fn and the operand
-   `what` ("l", "a", "the result"). Everything that follows from the
-   invariant (positions, partial sums, a stride times its extent, a flip's
-   offset) fits in an int64_t with room to spare. */
+   int64_t, every stride in (-2^62, 2^62), and the hull (every position l
+   would reach if no extent were 0) in (-2^62, 2^62), empty layouts included;
+   otherwise NX_EINVAL with the message naming fn and the operand `what`
+   ("l", "a", "the result"). Everything that follows from the invariant
+   (positions, partial sums, a stride times its extent, a flip's offset, the
+   hull's width below 2^63) fits in an int64_t. */
 int nx__layout_check(const char *fn, const char *what, const nx_layout *l);
 
 /* Checks a layout the library derived (a result): an empty one whose

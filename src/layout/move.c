@@ -229,7 +229,7 @@ static int apply(const char *fn, const nx_move *m, const nx_layout *l, nx_layout
     break;
   }
   }
-  /* Every movement but expand keeps the reach or shrinks it; the check
+  /* Every movement but expand keeps the hull or shrinks it; the check
      still runs on each result. */
   if ((s = nx__layout_check(fn, "the result", &r))) return s;
   *out = r;
@@ -250,7 +250,7 @@ int nx_move_shape(const nx_move *m, const int64_t *shape, int rank, int64_t *out
   if (m == NULL) return nx__fail(NX_EINVAL, "%s: movement m is NULL", fn);
   if (out == NULL || out_rank == NULL) return nx__fail(NX_EINVAL, "%s: a result (out or out_rank) is NULL", fn);
   /* Strides 0: the shape alone matters, every shape whose count fits has a
-     layout of reach 0, and such a layout always reshapes (no None). */
+     layout of hull {0}, and such a layout always reshapes (no None). */
   static const int64_t zeros[NX_MAX_RANK] = {0};
   int s = nx__layout_make(fn, rank, shape, zeros, 0, &l);
   if (s) return s;

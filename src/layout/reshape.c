@@ -64,10 +64,17 @@ static bool nocopy(const nx_layout *l, const int64_t *nd, int nn, int64_t *ns) {
       else op *= od[oj++];
     }
     for (int ok = oi; ok < oj - 1; ok++)
-      if (os[ok] != od[ok + 1] * os[ok + 1]) return false;
+      if (os[ok] != (__int128)od[ok + 1] * os[ok + 1]) return false; /* in 128 bits: it may pass an int64_t */
     ns[nj - 1] = os[oj - 1];
-    /* |ns| * extent stays below twice the group's reach, under 2^63. */
-    for (int nk = nj - 1; nk > ni; nk--) ns[nk - 1] = ns[nk] * nd[nk];
+    /* The run in 128 bits: it passes the bound only over leading axes of
+       extent 1 (others hold positions of the group, inside l's hull), whose
+       stride any value serves: 0 there. */
+    __int128 run = ns[nj - 1];
+    for (int nk = nj - 1; nk > ni; nk--) {
+      run *= nd[nk];
+      bool past = run <= -NX_LAYOUT_LIMIT || run >= NX_LAYOUT_LIMIT;
+      ns[nk - 1] = !past ? (int64_t)run : nd[nk - 1] == 1 ? 0 : NX_LAYOUT_LIMIT; /* the check refuses the last */
+    }
     ni = nj++;
     oi = oj++;
   }

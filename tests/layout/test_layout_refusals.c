@@ -109,10 +109,10 @@ int main(void) {
     REFUSED("count 2^64 at stride 0", "nx_layout_make", nx_layout_make(2, over1, zs, 0, &l));
     REFUSED("count 2 * INT64_MAX at stride 0", "nx_layout_make", nx_layout_make(2, over2, zs, 0, &l));
     CHECK(untouched(&l), "a refused layout constructor wrote its out-parameter");
-    /* The invariant bounds the reach, count - 1 for C strides, below 2^62. */
+    /* The invariant bounds the hull, [0, count - 1] for C strides, below 2^62. */
     int64_t fits[2] = {NX_LAYOUT_LIMIT, 1}, past[2] = {NX_LAYOUT_LIMIT + 1, 1}, cmax[2] = {INT64_MAX, 1};
-    CHECK(nx_layout_contiguous(fits, 2, &l) == 0, "count 2^62 (reach 2^62 - 1) is refused: %s", nx_error_message());
-    REFUSED("count 2^62 + 1, reach 2^62", "nx_layout_contiguous", nx_layout_contiguous(past, 2, &l));
+    CHECK(nx_layout_contiguous(fits, 2, &l) == 0, "count 2^62 (positions to 2^62 - 1) is refused: %s", nx_error_message());
+    REFUSED("count 2^62 + 1, position 2^62", "nx_layout_contiguous", nx_layout_contiguous(past, 2, &l));
     REFUSED("count INT64_MAX", "nx_layout_contiguous", nx_layout_contiguous(cmax, 2, &l));
 
     /* Positions and stride * extent past int64. */
