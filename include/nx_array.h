@@ -67,7 +67,8 @@ NX_API int nx_array_host(nx_dtype dt, const int64_t *shape, int rank, nx_array *
    ignored. */
 NX_API void nx_array_free(nx_array *a);
 
-/* The parts of an array: valid while a lives. */
+/* The parts of an array: valid while a lives. A NULL a sets a message and
+   gives NX_DTYPE_COUNT (no dtype) or NULL. */
 NX_API nx_dtype nx_array_dtype(const nx_array *a);
 NX_API const nx_layout *nx_array_layout(const nx_array *a);
 NX_API nx_buffer *nx_array_buffer(const nx_array *a);
@@ -79,7 +80,8 @@ NX_API nx_device *nx_array_device(const nx_array *a);
 NX_API int nx_array_expect(nx_dtype dt, const nx_array *a);
 
 /* nx_array_describe(a, buf, cap) writes "<dtype> [<shape>]" of a into buf,
-   as refusals name operands, and returns buf. */
+   as refusals name operands, and returns buf: "NULL" for a NULL a. NULL,
+   with a message, for a NULL buf. */
 NX_API const char *nx_array_describe(const nx_array *a, char *buf, size_t cap);
 
 /* ---- Views ------------------------------------------------------------- */

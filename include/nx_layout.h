@@ -9,6 +9,31 @@
    little-endian inside a byte (position 0 in the low bits). Strides may be
    negative or 0 (an axis of stride 0 repeats its elements).
 
+   The invariant. Every layout these functions accept or produce has
+     - 0 <= rank <= NX_MAX_RANK and every extent >= 0, and the product of
+       the extents fits in an int64_t;
+     - every stride, on every axis (those of extent 0 or 1 included), in
+       (-NX_LAYOUT_LIMIT, NX_LAYOUT_LIMIT) = (-2^62, 2^62): INT64_MIN never
+       appears;
+     - its hull in (-2^62, 2^62): every position offset + sum_j stride[j] *
+       i_j with 0 <= i_j <= max(extent[j] - 1, 0), the positions it reaches
+       and, for a layout with no element, those it would reach if its
+       extents of 0 were 1. So the offset is inside too.
+   So every position, every partial sum of one (itself a hull position), a
+   stride times its extent and a flip's offset lie in (-2^62, 2^62), the
+   hull's width is below 2^63, and the arithmetic on them (a bitcast's
+   multiply by at most 128 included, checked) is free of overflow. Every
+   movement keeps the hull or shrinks it, except expand and reshape, whose
+   results are checked. A struct filled by hand that breaks the invariant is refused
+   by every function with NX_EINVAL, naming the function and the operand; a
+   result that would break it (a bitcast or copy past the bound) is refused
+   the same way. Where the library itself chooses the strides of a layout
+   with no element (C strides, a reshape or copy of one) and they would pass
+   the bound, it gives them all 0 instead: such a layout reaches nothing.
+
+   Widths are element widths in bits, those some dtype has: 1, 4, 8, 16, 32,
+   64 or 128. Others are refused.
+
    Layouts and movements are values: plain structs that own nothing, that
    the caller copies and keeps where it likes. No function here allocates.
 
@@ -31,11 +56,12 @@ extern "C" {
 /* The most axes a layout has. */
 #define NX_MAX_RANK 32
 
-/* The status of a function whose option answers None. */
+/* The bound of the invariant: strides and hull positions lie strictly
+   between -2^62 and 2^62. */
+#define NX_LAYOUT_LIMIT ((int64_t)1 << 62)
 
-/* A layout: rank axes of extents >= 0 and any strides, and an offset. The
-   element count (the product of the extents) fits in an int64_t for every
-   layout these functions make. */
+/* A layout: rank axes of extents >= 0 and strides, and an offset, holding
+   the invariant above. */
 typedef struct nx_layout {
   int rank;
   int64_t offset;
@@ -49,29 +75,35 @@ typedef struct nx_layout {
    shape at offset 0: the last axis at stride 1, each other at the product of
    the extents after it, an extent of 0 counted as 1 (a shape with no element
    reaches nothing, and its strides stay small).
-   Fails if rank < 0 or rank > NX_MAX_RANK, an extent is negative, or the
-   element count does not fit in an int64_t. */
+   Fails if rank < 0 or rank > NX_MAX_RANK, shape is NULL with rank > 0,
+   an extent is negative, the element count does not fit in an int64_t, a
+   position reaches 2^62 (more than 2^62 elements), or l is NULL. */
 NX_API int nx_layout_contiguous(const int64_t *shape, int rank, nx_layout *l);
 
 /* nx_layout_make(rank, extents, strides, offset, &l) sets l to the layout of
    those parts. strides may be NULL for C-contiguous strides.
-   Fails as nx_layout_contiguous does, and if a position the layout reaches,
-   or a stride times its extent, does not fit in an int64_t. */
+   Fails as nx_layout_contiguous does, and if the layout breaks the
+   invariant (a stride or a hull position at 2^62 or past, in magnitude),
+   on layouts with no element too. */
 NX_API int nx_layout_make(int rank, const int64_t *extents, const int64_t *strides, int64_t offset, nx_layout *l);
 
 /* ---- Facts ------------------------------------------------------------- */
 
-/* The number of elements: the product of the extents (1 for rank 0). */
+/* The number of elements: the product of the extents (1 for rank 0); 0,
+   with a message, for a NULL l or one that breaks the invariant. */
 NX_API int64_t nx_layout_count(const nx_layout *l);
 
 /* nx_layout_position(l, index, &p) sets p to the position of index, which
    has l->rank entries.
-   Fails unless 0 <= index[j] < l->extent[j] for every j. */
+   Fails if l is NULL or breaks the invariant, index is NULL (rank > 0) or p
+   is NULL, or unless 0 <= index[j] < l->extent[j] for every j. */
 NX_API int nx_layout_position(const nx_layout *l, const int64_t *index, int64_t *p);
 
 /* nx_layout_span(l, &least, &greatest) sets the least and greatest positions
    l reaches and returns 0, or returns NX_NONE for a layout with no
-   element. */
+   element.
+   Fails if l is NULL or breaks the invariant, or least or greatest is
+   NULL. */
 NX_API int nx_layout_span(const nx_layout *l, int64_t *least, int64_t *greatest);
 
 /* nx_layout_bits(l, width, &lo, &hi) sets [lo, hi) to the bits that elements
@@ -79,12 +111,14 @@ NX_API int nx_layout_span(const nx_layout *l, int64_t *least, int64_t *greatest)
    position to the end of the greatest, and returns 0; NX_NONE for a
    layout with no element. A buffer of at least ceil(hi / 8) bytes holds them
    when lo >= 0.
-   Fails if width < 1 or the bit numbers do not fit in an int64_t. */
+   Fails if width is no dtype's, l is NULL or breaks the invariant, lo or hi
+   is NULL, or the bit numbers do not fit in an int64_t. */
 NX_API int nx_layout_bits(const nx_layout *l, int width, int64_t *lo, int64_t *hi);
 
 /* nx_layout_is_contiguous(l) is true iff l is C-contiguous: every index at
    position offset plus its C-order rank. Axes of extent 1 do not count, and
-   a layout with no element is contiguous. */
+   a layout with no element is contiguous. False, with a message, for a
+   NULL l or one that breaks the invariant. */
 NX_API bool nx_layout_is_contiguous(const nx_layout *l);
 
 /* nx_layout_is_distinct(l) is true iff l reaches no element twice: no two
@@ -92,7 +126,8 @@ NX_API bool nx_layout_is_contiguous(const nx_layout *l);
    dense arrays answers at once; otherwise a search for two indices with
    equal positions decides, within NX_LAYOUT_WORK steps. A search that runs
    out of steps answers false, as a repeated element does: "too hard" is never
-   answered as distinct. */
+   answered as distinct. False, with a message, for a NULL l or one that
+   breaks the invariant. */
 NX_API bool nx_layout_is_distinct(const nx_layout *l);
 
 /* The most steps the exact searches of nx_layout_is_distinct and
@@ -101,15 +136,17 @@ NX_API bool nx_layout_is_distinct(const nx_layout *l);
 
 /* nx_layout_shares_byte(a, wa, b, wb) is true iff, over the same memory, an
    element of a (wa bits wide) and an element of b (wb bits wide) have bits in
-   one byte. Widths are 1, 4 or a multiple of 8. Exact within NX_LAYOUT_WORK
-   steps of search; a search that runs out answers true (they may share). A
-   layout with no element shares nothing. */
+   one byte. Exact within NX_LAYOUT_WORK steps of search; a search that runs
+   out answers true (they may share). A layout with no element shares
+   nothing. True (they may share), with a message, for a NULL layout, one
+   that breaks the invariant, or a width that is no dtype's. */
 NX_API bool nx_layout_shares_byte(const nx_layout *a, int wa, const nx_layout *b, int wb);
 
 /* nx_layout_identical(a, wa, b, wb) is true iff a and b have one element width
    and the same extents and place every index at the same bits: their offsets
    and the strides of their axes of extent 2 or more are equal, or they have
-   no element. */
+   no element. False, with a message, for a NULL layout or one that breaks
+   the invariant. */
 NX_API bool nx_layout_identical(const nx_layout *a, int wa, const nx_layout *b, int wb);
 
 /* ---- Movements --------------------------------------------------------- */
@@ -173,7 +210,8 @@ NX_API int nx_move_unsqueeze(nx_move *m, int axis);
 /* nx_move_shape(m, shape, rank, out, &out_rank) checks m against an input of
    that shape and sets out (room for NX_MAX_RANK extents) and out_rank to the
    result's shape.
-   Fails, out unset, naming the movement, when m does not fit the shape:
+   Fails, out unset, naming the movement, when m, out or out_rank is NULL,
+   m is not one the constructors make, and when m does not fit the shape:
    reshape to another element count, two inferred extents, an inferred extent
    that no whole extent gives (or any, for a shape of no element with a zero
    among the others); a permutation that repeats or misses an axis or names
@@ -194,8 +232,10 @@ NX_API int nx_move_shape(const nx_move *m, const int64_t *shape, int rank, int64
    Permute, expand, shrink, slice (offset += start*stride, stride *= step),
    flip (offset += (n-1)*stride, stride = -stride), squeeze and unsqueeze
    always have one.
-   Fails as nx_move_shape does, and if a position of the result does not fit
-   in an int64_t. */
+   Fails if m, l or r is NULL, l breaks the invariant, m is not one the
+   constructors make (an unknown kind, or n outside 0 to NX_MAX_RANK: -1
+   only for squeeze_all), as nx_move_shape does, and if the result breaks
+   the invariant (an expand or reshape past the bound). */
 NX_API int nx_layout_move(const nx_move *m, const nx_layout *l, nx_layout *r);
 
 /* ---- Bitcast and copies ------------------------------------------------ */
@@ -212,8 +252,9 @@ NX_API int nx_layout_move(const nx_move *m, const nx_layout *l, nx_layout *r);
      trailing axis of extent r: its other strides and offset are divided where
      they divide and its offset rounded down.
    Returns 0, or NX_NONE where widening's conditions fail.
-   Fails if a width is not one of those, on a narrowing of a layout of rank
-   NX_MAX_RANK, or if the result's positions do not fit in an int64_t. */
+   Fails if l or r is NULL, l breaks the invariant, a width is not one of
+   those, on a narrowing of a layout of rank NX_MAX_RANK, or if the result
+   breaks the invariant (a narrowing past the bound). */
 NX_API int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r);
 
 /* nx_layout_copy(l, width, &r) sets r to the layout that to_device gives a
@@ -230,11 +271,15 @@ NX_API int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r)
      does), and the least position is at 0. Shape [3; 2] at strides [2; 2]
      gets strides [2; 1].
    A layout with no element gets the second form.
-   Fails if width < 1. */
+   Fails if l or r is NULL, l breaks the invariant, width is no dtype's, the
+   copy's layout would break the invariant (2^62 positions or more), or its
+   bytes do not fit in an int64_t. */
 NX_API int nx_layout_copy(const nx_layout *l, int width, nx_layout *r);
 
 /* nx_layout_copy_bytes(l, width) is the size of the buffer nx_layout_copy's
-   layout needs: the bytes its positions reach from byte 0 (0 for no element). */
+   layout needs: the bytes its positions reach from byte 0 (0 for no element).
+   Fails, returning NX_EINVAL (negative) with a message naming
+   nx_layout_copy_bytes, where nx_layout_copy fails. */
 NX_API int64_t nx_layout_copy_bytes(const nx_layout *l, int width);
 
 #ifdef __cplusplus

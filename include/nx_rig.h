@@ -85,15 +85,18 @@ NX_API nx_device *nx_rig_host(void);
 /* nx_rig_devices(out, cap) writes up to cap devices into out, the host first,
    then every OpenCL device (OpenCL 1.2 or later) of every platform, then the
    test devices made so far, and returns how many there are (which may pass
-   cap). Devices live as long as the process. */
+   cap). Devices live as long as the process.
+   Fails with NX_EINVAL if cap < 0, or out is NULL with cap > 0. */
 NX_API int nx_rig_devices(nx_device **out, int cap);
 
 /* nx_rig_find(name, &d) sets d to the device named name ("host", "opencl:0",
    "test:1") and returns 0.
-   Fails with NX_EINVAL if no device has that name. */
+   Fails with NX_EINVAL if name or d is NULL or no device has that name. */
 NX_API int nx_rig_find(const char *name, nx_device **d);
 
-/* nx_device_name(d) is d's name: "host", "opencl:<n>" or "test:<n>". */
+/* nx_device_name(d) is d's name: "host", "opencl:<n>" or "test:<n>";
+   "NULL" for a NULL d (as is nx_device_description's), for messages that
+   name operands. */
 NX_API const char *nx_device_name(const nx_device *d);
 
 /* nx_device_description(d) is what d says of itself: the OpenCL device's
@@ -115,7 +118,8 @@ NX_API bool nx_device_host_addresses(const nx_device *d, nx_memory_kind kind);
    OpenCL device. A test device maps only its own. */
 NX_API bool nx_device_can_map(const nx_device *d, const nx_buffer *b);
 
-/* nx_device_lost(d) is true iff d is lost. */
+/* nx_device_lost(d) is true iff d is lost. Each of these four is false, with
+   a message naming it, for a NULL device or buffer. */
 NX_API bool nx_device_lost(const nx_device *d);
 
 /* ---- Buffers ----------------------------------------------------------- */
@@ -133,7 +137,8 @@ NX_API int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access,
 NX_API void nx_buffer_retain(nx_buffer *b);
 NX_API void nx_buffer_release(nx_buffer *b);
 
-/* nx_buffer_refcount(b) is b's number of references, for tests and leaks. */
+/* nx_buffer_refcount(b) is b's number of references, for tests and leaks;
+   0, with a message, for a NULL b. */
 NX_API int nx_buffer_refcount(const nx_buffer *b);
 
 /* nx_buffer_free(b) makes b's memory dead at once for new claims, with the
@@ -142,7 +147,8 @@ NX_API int nx_buffer_refcount(const nx_buffer *b);
    Fails with NX_EINVAL if the memory is dead already or held exclusive. */
 NX_API int nx_buffer_free(nx_buffer *b);
 
-/* The facts of a buffer. */
+/* The facts of a buffer. A NULL b sets a message naming the function and
+   gives NULL, device memory, read access or 0 bytes. */
 NX_API nx_device *nx_buffer_device(const nx_buffer *b);
 NX_API nx_memory_kind nx_buffer_kind(const nx_buffer *b);
 NX_API nx_access nx_buffer_access(const nx_buffer *b);
@@ -251,11 +257,13 @@ NX_API int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_
 #define NX_RIG_REFUSED 2
 
 /* nx_rig_peek(b, write) is what claiming b now would answer, without
-   claiming it: for the door's precedence over operands it did not try. */
+   claiming it: for the door's precedence over operands it did not try.
+   NX_CLAIM_DEAD, with a message, for a NULL b. */
 NX_API nx_claim_answer nx_rig_peek(const nx_buffer *b, bool write);
 
 /* nx_rig_release(n, buffers, write) ends claims that nx_rig_claim made with
-   the same arguments. */
+   the same arguments. write is not read and may be NULL; NULL buffers with
+   n > 0 set a message naming nx_rig_release and release nothing. */
 NX_API void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write);
 
 /* nx_buffer_hold_exclusive(b) holds b's memory exclusive for a donation and

@@ -107,7 +107,8 @@ NX_API const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx
 
 /* nx_dim_conv(s, stride, over, offset, dilation, kernel, use_padding) is a
    convolution axis: its size is stride*over with padding, and
-   stride*(over-1)+1+(kernel-1)*dilation without. NULL on a bad argument. */
+   stride*(over-1)+1+(kernel-1)*dilation without; kernel NULL is none (an
+   affine dim). NULL on a bad argument. */
 NX_API const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset,
                                  int64_t dilation, const nx_dim *kernel, bool use_padding);
 
@@ -158,7 +159,7 @@ NX_API int nx_shape_solve(nx_shape_session *s, int stage);
 
 /* nx_shape_dim_value(s, d, &size, &basis) sets size and basis (a string the
    session owns) to d's solution and returns 0, or returns NX_NONE if d is
-   not solved yet. */
+   not solved yet. size and basis may each be NULL, to read only the other. */
 NX_API int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis);
 
 /* nx_shape_row_subst(s, r) is r under the current solution. */

@@ -54,11 +54,13 @@ static nx_answer add_body(void *ctx, const nx_operand *ops, int nw, int nr) {
 }
 
 int nx_cpu_add(nx_array *z, nx_array *x, nx_array *y) {
+  if (!z || !x || !y) return nx__fail(NX_EINVAL, "nx_cpu_add: operand %s is NULL", !z ? "z" : !x ? "x" : "y");
   nx_array *w[1] = {z}, *r[2] = {x, y};
   return nx_door_host(w, 1, r, 2, add_body, NULL);
 }
 
 int nx_add(nx_array *z, nx_array *x, nx_array *y) {
+  if (!z || !x || !y) return nx__fail(NX_EINVAL, "nx_add: operand %s is NULL", !z ? "z" : !x ? "x" : "y");
   int a = nx_cpu_add(z, x, y);
   if (a < 0) return a;
   if (a == NX_DONE) return 0;

@@ -23,6 +23,7 @@ bool nx__array_empty(const nx_array *a) {
 }
 
 const char *nx_array_describe(const nx_array *a, char *buf, size_t cap) {
+  if (!buf) return nx__fail(NX_EINVAL, "nx_array_describe: buf is NULL"), NULL;
   if (!a) { snprintf(buf, cap, "NULL"); return buf; }
   int len = snprintf(buf, cap, "%s [", nx_dtype_name(a->dt));
   for (int j = 0; j < a->l.rank && len > 0 && (size_t)len < cap; j++)
@@ -67,6 +68,8 @@ int nx_array_create(nx_device *d, nx_memory_kind kind, nx_dtype dt, const int64_
   nx_layout l;
   nx_buffer *b;
   int64_t bytes;
+  if (!d || !a || (rank > 0 && !shape))
+    return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !d ? "the device d" : !a ? "the result a" : "the shape");
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
   int s = nx_layout_contiguous(shape, rank, &l);
   if (s) return s;
@@ -83,6 +86,7 @@ int nx_array_create(nx_device *d, nx_memory_kind kind, nx_dtype dt, const int64_
 }
 
 int nx_array_host(nx_dtype dt, const int64_t *shape, int rank, nx_array **a) {
+  if (!a || (rank > 0 && !shape)) return nx__fail(NX_EINVAL, "nx_array_host: %s is NULL", !a ? "the result a" : "the shape");
   return nx_array_create(nx_rig_host(), NX_MEMORY_DEVICE, dt, shape, rank, a);
 }
 
@@ -92,10 +96,19 @@ void nx_array_free(nx_array *a) {
   free(a);
 }
 
-nx_dtype nx_array_dtype(const nx_array *a) { return a->dt; }
-const nx_layout *nx_array_layout(const nx_array *a) { return &a->l; }
-nx_buffer *nx_array_buffer(const nx_array *a) { return a->b; }
-nx_device *nx_array_device(const nx_array *a) { return nx_buffer_device(a->b); }
+/* A NULL array has no facts: a message, and NX_DTYPE_COUNT or NULL. */
+nx_dtype nx_array_dtype(const nx_array *a) {
+  return a ? a->dt : (nx__fail(NX_EINVAL, "nx_array_dtype: the array is NULL"), NX_DTYPE_COUNT);
+}
+const nx_layout *nx_array_layout(const nx_array *a) {
+  return a ? &a->l : (nx__fail(NX_EINVAL, "nx_array_layout: the array is NULL"), NULL);
+}
+nx_buffer *nx_array_buffer(const nx_array *a) {
+  return a ? a->b : (nx__fail(NX_EINVAL, "nx_array_buffer: the array is NULL"), NULL);
+}
+nx_device *nx_array_device(const nx_array *a) {
+  return a ? nx_buffer_device(a->b) : (nx__fail(NX_EINVAL, "nx_array_device: the array is NULL"), NULL);
+}
 
 int nx_array_expect(nx_dtype dt, const nx_array *a) {
   if (!a) return nx__fail(NX_EINVAL, "nx_array_expect: the array is NULL");
@@ -108,7 +121,7 @@ int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r) {
   static const char fn[] = "nx_array_move";
   nx_layout l;
   char t[128], why[512];
-  if (!a) return nx__fail(NX_EINVAL, "%s: the array is NULL", fn);
+  if (!a || !m) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !a ? "the array" : "the movement m");
   int s = nx_layout_move(m, &a->l, &l);
   if (s < 0) {
     /* The layout's reason, under the name the user called and the operand. */
@@ -140,7 +153,7 @@ int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {
 int nx_array_borrow(nx_device *d, const nx_array *a, nx_array **r) {
   nx_buffer *b;
   char t[128];
-  if (!a) return nx__fail(NX_EINVAL, "nx_array_borrow: the array is NULL");
+  if (!a || !d) return nx__fail(NX_EINVAL, "nx_array_borrow: %s is NULL", !a ? "the array" : "the device d");
   const char *why = nx_buffer_dead(a->b);
   if (why)
     return nx__fail(NX_EINVAL, "nx_array_borrow: the buffer of %s is dead (%s)", nx_array_describe(a, t, sizeof t), why);

@@ -200,6 +200,7 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
   nx_layout l;
   nx_array *r;
   uint8_t bits[16];
+  if (!a || (rank > 0 && !shape)) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !a ? "the result a" : "the shape");
   int s = nx_layout_contiguous(shape, rank, &l);
   if (s) return s;
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);

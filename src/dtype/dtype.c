@@ -41,6 +41,7 @@ int nx_dtype_bits(nx_dtype dt) { return nx__dtype_valid("nx_dtype_bits", dt) ? n
 
 int nx_dtype_bytes(nx_dtype dt, int64_t n, int64_t *b) {
   if (!nx__dtype_valid("nx_dtype_bytes", dt)) return NX_EINVAL;
+  if (!b) return nx__fail(NX_EINVAL, "nx_dtype_bytes: the result b is NULL");
   int64_t bits = nx_dtype_bits_of(dt);
   if (n < 0) return nx__fail(NX_EINVAL, "nx_dtype_bytes: negative element count %lld of %s", (long long)n, names[dt]);
   /* The bits may pass an int64_t where the bytes do not: count in 128 bits. */
@@ -100,6 +101,7 @@ static int64_t smin(int bits) { return -smax(bits) - 1; }
 
 static int extreme(const char *fn, nx_dtype dt, nx_value *v, int sign) {
   if (!nx__dtype_valid(fn, dt)) return NX_EINVAL;
+  if (!v) return nx__fail(NX_EINVAL, "%s: the result v is NULL", fn);
   int bits = nx_dtype_bits_of(dt);
   nx_value r;
   memset(&r, 0, sizeof r);
@@ -151,6 +153,7 @@ nx_value nx_dtype_of_float(nx_dtype dt, double x) {
 
 int nx_dtype_float_format(nx_dtype dt, nx_float_format *f) {
   if (!nx__dtype_valid("nx_dtype_float_format", dt)) return NX_EINVAL;
+  if (!f) return nx__fail(NX_EINVAL, "nx_dtype_float_format: the result f is NULL");
   if (nx_dtype_kind_of(dt) != NX_KIND_FLOAT)
     return nx__fail(NX_EINVAL, "nx_dtype_float_format: %s is not a float format", names[dt]);
   int eb = nx_dtype_exponent_bits_of(dt), fb = nx_dtype_fraction_bits_of(dt), bias = (1 << (eb - 1)) - 1;

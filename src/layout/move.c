@@ -108,10 +108,23 @@ static void slice_indices(int64_t len, int64_t start, int64_t stop, int64_t step
   *count = span > 0 ? (int64_t)((span - 1) / mag + 1) : 0;
 }
 
+/* A hand-built movement is checked before any of its counts is used: a kind
+   that is one, and n in [0, NX_MAX_RANK] (-1 only for squeeze_all). */
+static int check_move(const char *fn, const nx_move *m) {
+  if ((int)m->kind < NX_MOVE_RESHAPE || (int)m->kind > NX_MOVE_UNSQUEEZE)
+    return nx__fail(NX_EINVAL, "%s: movement m has unknown kind %d", fn, (int)m->kind);
+  if (m->n < (m->kind == NX_MOVE_SQUEEZE ? -1 : 0) || m->n > NX_MAX_RANK)
+    return nx__fail(NX_EINVAL, "%s: movement m (%s) names %d axes, outside 0 to %d", fn, move_names[m->kind], m->n,
+                    NX_MAX_RANK);
+  return 0;
+}
+
 static int apply(const char *fn, const nx_move *m, const nx_layout *l, nx_layout *out) {
   nx_layout r = *l;
   int n = m->n;
   bool seen[NX_MAX_RANK] = {0};
+  int s = check_move(fn, m);
+  if (s) return s;
   switch (m->kind) {
   case NX_MOVE_RESHAPE:
     return nx__reshape(fn, l, m->a, n, out);
@@ -207,37 +220,41 @@ static int apply(const char *fn, const nx_move *m, const nx_layout *l, nx_layout
       r.extent[j] = l->extent[j - 1];
       r.stride[j] = l->stride[j - 1];
     }
-    /* Any stride serves an axis of extent 1; this one keeps C strides C. */
+    /* Any stride serves an axis of extent 1; this one keeps C strides C,
+       and 0 where it would pass the bound. */
     int64_t st = 1;
-    if (a < l->rank && NX__MUL(l->stride[a], l->extent[a], &st)) st = 0;
+    if (a < l->rank && (NX__MUL(l->stride[a], l->extent[a], &st) || st <= -NX_LAYOUT_LIMIT || st >= NX_LAYOUT_LIMIT))
+      st = 0;
     r.extent[a] = 1;
     r.stride[a] = st;
     break;
   }
-  default:
-    return nx__fail(NX_EINVAL, "%s: unknown movement kind %d", fn, (int)m->kind);
   }
-  int s = nx__layout_check(fn, &r);
-  if (s) return s;
+  /* Every movement but expand keeps the hull or shrinks it; the check
+     still runs on each result. */
+  if ((s = nx__layout_check(fn, "the result", &r))) return s;
   *out = r;
   return 0;
 }
 
 int nx_layout_move(const nx_move *m, const nx_layout *l, nx_layout *r) {
   static const char fn[] = "nx_layout_move";
-  if (m == NULL || r == NULL) return nx__fail(NX_EINVAL, "%s: the movement or result is NULL", fn);
-  int s = nx__layout_check(fn, l);
+  if (m == NULL) return nx__fail(NX_EINVAL, "%s: movement m is NULL", fn);
+  if (r == NULL) return nx__fail(NX_EINVAL, "%s: the result r is NULL", fn);
+  int s = nx__layout_check(fn, "l", l);
   return s ? s : apply(fn, m, l, r);
 }
 
 int nx_move_shape(const nx_move *m, const int64_t *shape, int rank, int64_t *out, int *out_rank) {
   static const char fn[] = "nx_move_shape";
   nx_layout l, r;
-  if (m == NULL || out == NULL || out_rank == NULL)
-    return nx__fail(NX_EINVAL, "%s: the movement or result is NULL", fn);
-  int s = nx__layout_make(fn, rank, shape, NULL, 0, &l);
+  if (m == NULL) return nx__fail(NX_EINVAL, "%s: movement m is NULL", fn);
+  if (out == NULL || out_rank == NULL) return nx__fail(NX_EINVAL, "%s: a result (out or out_rank) is NULL", fn);
+  /* Strides 0: the shape alone matters, every shape whose count fits has a
+     layout of hull {0}, and such a layout always reshapes (no None). */
+  static const int64_t zeros[NX_MAX_RANK] = {0};
+  int s = nx__layout_make(fn, rank, shape, zeros, 0, &l);
   if (s) return s;
-  /* A C-contiguous layout always reshapes, so a None cannot come back. */
   if ((s = apply(fn, m, &l, &r))) return s;
   if (r.rank > 0) memcpy(out, r.extent, (size_t)r.rank * sizeof *out);
   *out_rank = r.rank;

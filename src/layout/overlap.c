@@ -8,11 +8,7 @@
 
 typedef nx__i128 i128;
 
-static bool empty(const nx_layout *l) {
-  for (int j = 0; j < l->rank; j++)
-    if (l->extent[j] == 0) return true;
-  return false;
-}
+static bool empty(const nx_layout *l) { return nx__layout_empty(l); }
 
 /* ---- Distinctness ------------------------------------------------------ */
 
@@ -26,7 +22,7 @@ static int by_stride(const void *p, const void *q) {
 }
 
 bool nx_layout_is_distinct(const nx_layout *l) {
-  if (nx__layout_check("nx_layout_is_distinct", l)) return false;
+  if (nx__layout_check("nx_layout_is_distinct", "l", l)) return false;
   if (empty(l)) return true;
   axis ax[NX_MAX_RANK];
   int n = 0;
@@ -63,7 +59,7 @@ bool nx_layout_is_distinct(const nx_layout *l) {
 /* ---- Identity ---------------------------------------------------------- */
 
 bool nx_layout_identical(const nx_layout *a, int wa, const nx_layout *b, int wb) {
-  if (nx__layout_check("nx_layout_identical", a) || nx__layout_check("nx_layout_identical", b)) return false;
+  if (nx__layout_check("nx_layout_identical", "a", a) || nx__layout_check("nx_layout_identical", "b", b)) return false;
   if (wa != wb || a->rank != b->rank) return false;
   for (int j = 0; j < a->rank; j++)
     if (a->extent[j] != b->extent[j]) return false;
@@ -194,13 +190,11 @@ static bool outer(const form *fa, void *ctx, long *work) {
   return each_form(p->b, p->wb, inner, p, work);
 }
 
-static bool valid_width(int w) { return w == 1 || w == 4 || (w >= 8 && w % 8 == 0); }
-
 bool nx_layout_shares_byte(const nx_layout *a, int wa, const nx_layout *b, int wb) {
   static const char fn[] = "nx_layout_shares_byte";
-  if (nx__layout_check(fn, a) || nx__layout_check(fn, b)) return true; /* cannot tell: they may */
-  if (!valid_width(wa) || !valid_width(wb)) {
-    nx__fail(NX_EINVAL, "%s: widths %d and %d are not 1, 4 or a multiple of 8", fn, wa, wb);
+  if (nx__layout_check(fn, "a", a) || nx__layout_check(fn, "b", b)) return true; /* cannot tell: they may */
+  if (!nx__layout_width(wa) || !nx__layout_width(wb)) {
+    nx__fail(NX_EINVAL, "%s: widths %d and %d are not each a dtype's (1, 4, 8, 16, 32, 64 or 128)", fn, wa, wb);
     return true;
   }
   if (empty(a) || empty(b)) return false;

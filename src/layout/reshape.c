@@ -14,7 +14,8 @@ static int resolve(const char *fn, const nx_layout *l, const int64_t *shape, int
   int infer = -1;
   bool zero = false;
   if (n < 0 || n > NX_MAX_RANK) return nx__fail(NX_EINVAL, "%s: cannot reshape to %d axes", fn, n);
-  for (int j = 0; j < l->rank; j++) count *= l->extent[j];
+  for (int j = 0; j < l->rank; j++) count = l->extent[j] == 0 ? 0 : count; /* no element: 0 */
+  for (int j = 0; j < l->rank && count > 0; j++) count *= l->extent[j];    /* checked to fit */
   for (int j = 0; j < n; j++) {
     if (shape[j] == -1) {
       if (infer >= 0)
@@ -64,9 +65,17 @@ static bool nocopy(const nx_layout *l, const int64_t *nd, int nn, int64_t *ns) {
       else op *= od[oj++];
     }
     for (int ok = oi; ok < oj - 1; ok++)
-      if (os[ok] != od[ok + 1] * os[ok + 1]) return false;
+      if (os[ok] != (__int128)od[ok + 1] * os[ok + 1]) return false; /* in 128 bits: it may pass an int64_t */
     ns[nj - 1] = os[oj - 1];
-    for (int nk = nj - 1; nk > ni; nk--) ns[nk - 1] = ns[nk] * nd[nk];
+    /* The run in 128 bits: it passes the bound only over leading axes of
+       extent 1 (others hold positions of the group, inside l's hull), whose
+       stride any value serves: 0 there. */
+    __int128 run = ns[nj - 1];
+    for (int nk = nj - 1; nk > ni; nk--) {
+      run *= nd[nk];
+      bool past = run <= -NX_LAYOUT_LIMIT || run >= NX_LAYOUT_LIMIT;
+      ns[nk - 1] = !past ? (int64_t)run : nd[nk - 1] == 1 ? 0 : NX_LAYOUT_LIMIT; /* the check refuses the last */
+    }
     ni = nj++;
     oi = oj++;
   }
@@ -90,14 +99,14 @@ int nx__reshape(const char *fn, const nx_layout *l, const int64_t *shape, int n,
     int64_t run = 1;
     for (int j = n - 1; j >= 0; j--) {
       out.stride[j] = run;
-      if (nd[j] > 0 && NX__MUL(run, nd[j], &run)) run = 0; /* past an int64_t: any stride serves */
+      if (nd[j] > 0 && (NX__MUL(run, nd[j], &run) || run >= NX_LAYOUT_LIMIT)) run = NX_LAYOUT_LIMIT; /* settled */
     }
   } else if (!nocopy(l, nd, n, ns)) {
     return NX_NONE;
   } else {
     if (n > 0) memcpy(out.stride, ns, (size_t)n * sizeof *ns);
   }
-  if ((s = nx__layout_check(fn, &out))) return s;
+  if ((s = nx__layout_settle(fn, &out))) return s;
   *r = out;
   return 0;
 }

@@ -126,14 +126,19 @@ void nx_buffer_release(nx_buffer *b) {
   }
 }
 
-bool nx_buffer_lost(const nx_buffer *b) { return b && nx__memory_lost(b->mem); }
+/* A NULL buffer's facts: a message naming the function, and the value each
+   gave before (0, NULL, device memory, read access). */
+static bool no_buffer(const nx_buffer *b, const char *fn) {
+  if (!b) nx__fail(NX_EINVAL, "%s: the buffer is NULL", fn);
+  return !b;
+}
 
-int nx_buffer_refcount(const nx_buffer *b) { return b ? atomic_load(&b->refs) : 0; }
-
-nx_device *nx_buffer_device(const nx_buffer *b) { return b ? b->dev : NULL; }
-nx_memory_kind nx_buffer_kind(const nx_buffer *b) { return b ? b->mem->kind : NX_MEMORY_DEVICE; }
-nx_access nx_buffer_access(const nx_buffer *b) { return b ? b->access : NX_ACCESS_READ; }
-int64_t nx_buffer_bytes(const nx_buffer *b) { return b ? b->mem->bytes : 0; }
+bool nx_buffer_lost(const nx_buffer *b) { return no_buffer(b, "nx_buffer_lost") ? false : nx__memory_lost(b->mem); }
+int nx_buffer_refcount(const nx_buffer *b) { return no_buffer(b, "nx_buffer_refcount") ? 0 : atomic_load(&b->refs); }
+nx_device *nx_buffer_device(const nx_buffer *b) { return no_buffer(b, "nx_buffer_device") ? NULL : b->dev; }
+nx_memory_kind nx_buffer_kind(const nx_buffer *b) { return no_buffer(b, "nx_buffer_kind") ? NX_MEMORY_DEVICE : b->mem->kind; }
+nx_access nx_buffer_access(const nx_buffer *b) { return no_buffer(b, "nx_buffer_access") ? NX_ACCESS_READ : b->access; }
+int64_t nx_buffer_bytes(const nx_buffer *b) { return no_buffer(b, "nx_buffer_bytes") ? 0 : b->mem->bytes; }
 
 /* A dead memory's reason: free stores it just after winning the flag, so a
    reader may spin for those few instructions. */
@@ -144,16 +149,17 @@ const char *nx__memory_reason(nx__memory *m) {
 }
 
 const char *nx_buffer_dead(const nx_buffer *b) {
-  if (!b || !(atomic_load_explicit(&b->mem->state, memory_order_acquire) & NX__DEAD)) return NULL;
+  if (no_buffer(b, "nx_buffer_dead") || !(atomic_load_explicit(&b->mem->state, memory_order_acquire) & NX__DEAD))
+    return NULL;
   return nx__memory_reason(b->mem);
 }
 
 void *nx_buffer_host_address(const nx_buffer *b) {
-  return b && !atomic_load(&b->mem->released) ? b->mem->host : NULL;
+  return !no_buffer(b, "nx_buffer_host_address") && !atomic_load(&b->mem->released) ? b->mem->host : NULL;
 }
 
 bool nx_buffer_overlaps(const nx_buffer *a, const nx_buffer *b) {
-  if (!a || !b) return false;
+  if (no_buffer(a, "nx_buffer_overlaps") || no_buffer(b, "nx_buffer_overlaps")) return false;
   if (a->mem == b->mem) return true;
   const char *x = a->mem->host, *y = b->mem->host;
   if (!x || !y || a->mem->bytes == 0 || b->mem->bytes == 0) return false;

@@ -20,6 +20,7 @@ static nx_claim_answer claim_one(nx_buffer *b, bool write) {
 }
 
 nx_claim_answer nx_rig_peek(const nx_buffer *b, bool write) {
+  if (!b) return nx__fail(NX_EINVAL, "nx_rig_peek: the buffer is NULL"), NX_CLAIM_DEAD;
   uint64_t st = atomic_load_explicit(&b->mem->state, memory_order_acquire);
   if (st & NX__DEAD) return NX_CLAIM_DEAD;
   if (st & NX__EXCLUSIVE) return NX_CLAIM_HELD_EXCLUSIVE;
@@ -49,6 +50,7 @@ int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_claim_a
 
 void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write) {
   (void)write;
+  if (n > 0 && !buffers) nx__fail(NX_EINVAL, "nx_rig_release: the buffers are NULL with n = %d", n);
   for (int i = 0; i < n; i++)
     if (buffers && buffers[i]) release_one(buffers[i]);
 }

@@ -57,6 +57,8 @@ nx_device *nx_rig_host(void) {
 }
 
 int nx_rig_devices(nx_device **out, int cap) {
+  if (cap < 0 || (cap > 0 && !out))
+    return nx__fail(NX_EINVAL, "nx_rig_devices: %s", cap < 0 ? "cap is negative" : "out is NULL with cap > 0");
   pthread_once(&once, init);
   int n = atomic_load_explicit(&count, memory_order_acquire);
   for (int i = 0; i < n && i < cap; i++) out[i] = table[i];
@@ -65,7 +67,7 @@ int nx_rig_devices(nx_device **out, int cap) {
 
 int nx_rig_find(const char *name, nx_device **d) {
   pthread_once(&once, init);
-  if (name == NULL) return nx__fail(NX_EINVAL, "nx_rig_find: the name is NULL");
+  if (name == NULL || d == NULL) return nx__fail(NX_EINVAL, "nx_rig_find: %s is NULL", name ? "the result d" : "the name");
   pthread_mutex_lock(&table_mu);
   nx_device *found = NULL;
   for (int i = 0; i < atomic_load(&count) && !found; i++)
@@ -104,10 +106,12 @@ int nx_test_device_fail(nx_device *d, int faults) {
 
 const char *nx_device_name(const nx_device *d) { return d ? d->name : "NULL"; }
 const char *nx_device_description(const nx_device *d) { return d ? d->description : "NULL"; }
-bool nx_device_lost(const nx_device *d) { return d && atomic_load(&d->lost); }
+bool nx_device_lost(const nx_device *d) {
+  return d ? atomic_load(&d->lost) : (nx__fail(NX_EINVAL, "nx_device_lost: the device is NULL"), false);
+}
 
 bool nx_device_has_memory(const nx_device *d, nx_memory_kind kind) {
-  if (!d) return false;
+  if (!d) return nx__fail(NX_EINVAL, "nx_device_has_memory: the device is NULL"), false;
   switch (d->type) {
   case NX__HOST: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST;
   case NX__OPENCL: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST || kind == NX_MEMORY_IO;
@@ -117,12 +121,13 @@ bool nx_device_has_memory(const nx_device *d, nx_memory_kind kind) {
 }
 
 bool nx_device_host_addresses(const nx_device *d, nx_memory_kind kind) {
+  if (!d) return nx__fail(NX_EINVAL, "nx_device_host_addresses: the device is NULL"), false;
   if (!nx_device_has_memory(d, kind)) return false;
   return d->type == NX__HOST || kind != NX_MEMORY_DEVICE;
 }
 
 bool nx_device_can_map(const nx_device *d, const nx_buffer *b) {
-  if (!d || !b) return false;
+  if (!d || !b) return nx__fail(NX_EINVAL, "nx_device_can_map: %s is NULL", d ? "the buffer" : "the device"), false;
   const nx__memory *m = b->mem;
   if (m->dev == d) return true;
   switch (d->type) {

@@ -16,10 +16,13 @@ const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
   return nx__dim_solved(s, d, basis);
 }
 
-const nx_dim *nx_dim_top(nx_shape_session *s) { return s ? s->top : NULL; }
+/* NULL, with a message naming fn, for a NULL argument. */
+#define NULL_ARG(fn, what) (nx__fail(NX_EINVAL, "%s: %s is NULL", fn, what), NULL)
+
+const nx_dim *nx_dim_top(nx_shape_session *s) { return s ? s->top : NULL_ARG("nx_dim_top", "the session"); }
 
 const nx_dim *nx_dim_var(nx_shape_session *s, const char *name) {
-  if (!s) return NULL;
+  if (!s) return NULL_ARG("nx_dim_var", "the session");
   int v = nx__shape_new_var(s, false, name);
   return v < 0 ? NULL : nx__dim_var(s, v);
 }
@@ -44,6 +47,7 @@ const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *ove
 }
 
 const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset) {
+  if (!s || !over) return NULL_ARG("nx_dim_affine", s ? "over" : "the session");
   return nx_dim_conv(s, stride, over, offset, 1, NULL, true);
 }
 
@@ -88,11 +92,18 @@ const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbe
   return nx__row_new(s, beg, nbeg, dims, ndims, var);
 }
 
-int nx_row_beg_count(const nx_row *r) { return r ? r->nbeg : 0; }
-int nx_row_dims_count(const nx_row *r) { return r ? r->ndims : 0; }
-const nx_dim *nx_row_beg_dim(const nx_row *r, int i) { return r && i >= 0 && i < r->nbeg ? r->beg[i] : NULL; }
-const nx_dim *nx_row_dim(const nx_row *r, int i) { return r && i >= 0 && i < r->ndims ? r->dims[i] : NULL; }
-int nx_row_var(const nx_row *r) { return r ? r->var : 0; }
+/* A NULL row reads as closed and empty, with a message naming the function. */
+static bool no_row(const nx_row *r, const char *fn) {
+  if (!r) nx__fail(NX_EINVAL, "%s: the row is NULL", fn);
+  return !r;
+}
+int nx_row_beg_count(const nx_row *r) { return no_row(r, "nx_row_beg_count") ? 0 : r->nbeg; }
+int nx_row_dims_count(const nx_row *r) { return no_row(r, "nx_row_dims_count") ? 0 : r->ndims; }
+const nx_dim *nx_row_beg_dim(const nx_row *r, int i) {
+  return !no_row(r, "nx_row_beg_dim") && i >= 0 && i < r->nbeg ? r->beg[i] : NULL;
+}
+const nx_dim *nx_row_dim(const nx_row *r, int i) { return !no_row(r, "nx_row_dim") && i >= 0 && i < r->ndims ? r->dims[i] : NULL; }
+int nx_row_var(const nx_row *r) { return no_row(r, "nx_row_var") ? 0 : r->var; }
 
 static int add(nx_shape_session *s, const char *fn, const nx__cons *c, bool ok) {
   if (!s || !ok) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
@@ -244,7 +255,7 @@ int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, cons
 }
 
 const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r) {
-  if (!s || !r) return NULL;
+  if (!s || !r) return NULL_ARG("nx_shape_row_subst", s ? "the row" : "the session");
   return nx__rsub_full(s, r);
 }
 

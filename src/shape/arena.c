@@ -115,6 +115,7 @@ int nx__lbound_new(nx_shape_session *s) {
 }
 
 int nx_shape_session_new(nx_shape_session **out) {
+  if (!out) return nx__fail(NX_EINVAL, "nx_shape_session_new: the result is NULL");
   nx_shape_session *s = calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   s->nvars = 1;
@@ -156,4 +157,6 @@ void nx_shape_session_free(nx_shape_session *s) {
   free(s);
 }
 
-int64_t nx_shape_constraint_count(const nx_shape_session *s) { return s ? s->nprocessed : 0; }
+int64_t nx_shape_constraint_count(const nx_shape_session *s) {
+  return s ? s->nprocessed : (nx__fail(NX_EINVAL, "nx_shape_constraint_count: the session is NULL"), 0);
+}

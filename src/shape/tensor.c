@@ -246,14 +246,16 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
 }
 
 const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label) {
-  if (!t || !label || !t->env) return NULL;
+  if (!t || !label) return nx__fail(NX_EINVAL, "nx_tensor_spec_dim: %s is NULL", t ? "the label" : "the tensor"), NULL;
+  if (!t->env) return NULL;
   for (int i = 0; i < t->env->ndims; i++)
     if (!strcmp(t->env->dim_names[i], label)) return t->env->dims[i];
   return NULL;
 }
 
 const nx_row *nx_tensor_spec_row(const nx_tensor *t, const char *name) {
-  if (!t || !name || !t->env) return NULL;
+  if (!t || !name) return nx__fail(NX_EINVAL, "nx_tensor_spec_row: %s is NULL", t ? "the name" : "the tensor"), NULL;
+  if (!t->env) return NULL;
   for (int i = 0; i < t->env->nrows; i++)
     if (!strcmp(t->env->row_names[i], name)) return t->env->rows[i];
   return NULL;
@@ -287,10 +289,13 @@ int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b) {
 }
 
 const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind) {
-  return t && kind >= NX_AXIS_BATCH && kind <= NX_AXIS_OUTPUT ? t->rows[kind] : NULL;
+  if (!t) return nx__fail(NX_EINVAL, "nx_tensor_row: the tensor is NULL"), NULL;
+  return kind >= NX_AXIS_BATCH && kind <= NX_AXIS_OUTPUT ? t->rows[kind] : NULL;
 }
 
-const char *nx_tensor_label(const nx_tensor *t) { return t ? t->label : NULL; }
+const char *nx_tensor_label(const nx_tensor *t) {
+  return t ? t->label : (nx__fail(NX_EINVAL, "nx_tensor_label: the tensor is NULL"), NULL);
+}
 
 /* The origin of an interior mark made by closing, made when it is first
    needed (most marks are decided without one). */

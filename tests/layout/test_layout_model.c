@@ -123,7 +123,7 @@ static void rand_layout(nx_layout *l) {
 
 /* ---- Facts --------------------------------------------------------------- */
 
-static const int bit_widths[] = {1, 2, 4, 8, 16, 32, 64};
+static const int bit_widths[] = {1, 4, 8, 16, 32, 64, 128};
 
 static void check_facts(const nx_layout *l) {
   sbuf b = {0};

@@ -110,8 +110,11 @@ int main(void) {
     REFUSED("count 2^64 at stride 0", "nx_layout_make", nx_layout_make(2, over1, zs, 0, &l));
     REFUSED("count 2 * INT64_MAX at stride 0", "nx_layout_make", nx_layout_make(2, over2, zs, 0, &l));
     CHECK(untouched(&l), "a refused layout constructor wrote its out-parameter");
-    int64_t fits[2] = {INT64_MAX, 1};
-    CHECK(nx_layout_contiguous(fits, 2, &l) == 0, "count INT64_MAX is refused: %s", nx_error_message());
+    /* The invariant bounds the hull, [0, count - 1] for C strides, below 2^62. */
+    int64_t fits[2] = {NX_LAYOUT_LIMIT, 1}, past[2] = {NX_LAYOUT_LIMIT + 1, 1}, cmax[2] = {INT64_MAX, 1};
+    CHECK(nx_layout_contiguous(fits, 2, &l) == 0, "count 2^62 (positions to 2^62 - 1) is refused: %s", nx_error_message());
+    REFUSED("count 2^62 + 1, position 2^62", "nx_layout_contiguous", nx_layout_contiguous(past, 2, &l));
+    REFUSED("count INT64_MAX", "nx_layout_contiguous", nx_layout_contiguous(cmax, 2, &l));
 
     /* Positions and stride * extent past int64. */
     int64_t e2[1] = {2}, smax[1] = {INT64_MAX}, sm1[1] = {-1}, shalf[1] = {INT64_MAX / 2 + 1};
@@ -124,7 +127,10 @@ int main(void) {
     REFUSED("two strides summing past INT64_MAX", "nx_layout_make", nx_layout_make(2, e3, s3, 2, &l));
     CHECK(untouched(&l), "a refused nx_layout_make wrote its out-parameter");
     int64_t e1[1] = {1};
-    CHECK(nx_layout_make(1, e1, smax, 0, &l) == 0, "stride INT64_MAX on an axis of extent 1 is refused: %s", nx_error_message());
+    /* The invariant bounds every stride, an axis of extent 1 included. */
+    int64_t sfit[1] = {NX_LAYOUT_LIMIT - 1};
+    REFUSED("stride INT64_MAX on an axis of extent 1", "nx_layout_make", nx_layout_make(1, e1, smax, 0, &l));
+    CHECK(nx_layout_make(1, e1, sfit, 0, &l) == 0, "stride 2^62 - 1 on an axis of extent 1 is refused: %s", nx_error_message());
   }
 
   /* ---- Facts ---- */
