@@ -41,16 +41,21 @@ static int env_grow(void ***p, int n, int *cap, nx_shape_session *s, size_t elem
   return 0;
 }
 
+/* A variable named by the label's len bytes, whatever its length. */
+static int new_named_var(nx_shape_session *s, bool is_row, const char *name, size_t len) {
+  int v = nx__shape_new_var(s, is_row, NULL);
+  if (v >= 0 && !(NX__VAR(s, v)->name = nx__shape_strndup(s, name, len))) return NX_ENOMEM;
+  return v;
+}
+
 static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
   nx__spec_env *e = q->env;
   for (int i = 0; i < e->ndims; i++)
     if (strlen(e->dim_names[i]) == len && !strncmp(e->dim_names[i], name, len)) return e->dims[i];
-  char buf[128];
-  snprintf(buf, sizeof buf, "%.*s", (int)(len < 100 ? len : 100), name);
   int caps = e->caps_d;
   if (env_grow((void ***)&e->dim_names, e->ndims, &caps, q->s, sizeof(char *))) return NULL;
   if (env_grow((void ***)&e->dims, e->ndims, &e->caps_d, q->s, sizeof(nx_dim *))) return NULL;
-  int v = nx__shape_new_var(q->s, false, buf);
+  int v = new_named_var(q->s, false, name, len);
   if (v < 0) return NULL;
   e->dim_names[e->ndims] = NX__VAR(q->s, v)->name;
   e->dims[e->ndims] = nx__dim_var(q->s, v);
@@ -61,12 +66,10 @@ static int label_row(parser *q, const char *name, size_t len) {
   nx__spec_env *e = q->env;
   for (int i = 0; i < e->nrows; i++)
     if (strlen(e->row_names[i]) == len && !strncmp(e->row_names[i], name, len)) return e->rows[i]->var;
-  char buf[128];
-  snprintf(buf, sizeof buf, "%.*s", (int)(len < 100 ? len : 100), name);
   int caps = e->caps_r;
   if (env_grow((void ***)&e->row_names, e->nrows, &caps, q->s, sizeof(char *))) return NX_ENOMEM;
   if (env_grow((void ***)&e->rows, e->nrows, &e->caps_r, q->s, sizeof(nx_row *))) return NX_ENOMEM;
-  int v = nx__shape_new_var(q->s, true, buf);
+  int v = new_named_var(q->s, true, name, len);
   if (v < 0) return v;
   NX__VAR(q->s, v)->in_spec = true;
   e->row_names[e->nrows] = NX__VAR(q->s, v)->name;
@@ -125,6 +128,7 @@ static int atom(parser *q, const nx_dim **out) {
       *out = over ? nx_dim_affine(q->s, n, over, k) : NULL;
       return *out ? 0 : NX_ENOMEM;
     }
+    if (n == INT64_MAX) return fail(q, st, "fixed index too large"); /* its axis would need n + 1 */
     return fresh_fixed(q, n, out);
   }
   if (c == '_' && (!q->commas || q->p + 1 >= q->end || !ident_char(q->p[1]))) {
@@ -280,14 +284,13 @@ int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
         return nx__error(s, NULL, "axis list \"%s\": bad size at position %d", text, (int)(x - text));
       d = d * 10 + (*x - '0');
     }
-    char basis[128] = NX_BASIS_DEFAULT;
+    const char *basis = NX_BASIS_DEFAULT;
     if (eq) {
       const char *lb = st, *le = eq;
       while (isspace((unsigned char)*lb)) lb++;
       while (le > lb && isspace((unsigned char)le[-1])) le--;
-      if (le == lb || le - lb > 100)
-        return nx__error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
-      snprintf(basis, sizeof basis, "%.*s", (int)(le - lb), lb);
+      if (le == lb) return nx__error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
+      if (!(basis = nx__shape_strndup(s, lb, (size_t)(le - lb)))) return NX_ENOMEM;
     }
     if (!(dims[n++] = nx__dim_solved(s, d, basis))) return NX_ENOMEM;
     if (*p == ',') {
