@@ -4,9 +4,13 @@
      row     := axis*  with at most one row variable ('...' or '..name..')
      axis    := atom ('^' atom)*              (concatenation)
      atom    := label | digits (fixed index) | '_' | [n '*'] label ['+' k]
-   Without a comma anywhere, every letter is an axis of its own; with one,
-   axes are comma-separated identifiers. Spaces are ignored. A kind that is
-   not written is a closed empty row. Errors name the byte position. */
+   A spec is in multi-character mode when it holds any of , * + ^ & < or an
+   '=' that does not begin "=>" (OCANNL's lexer's trigger): then axes are
+   comma-separated identifiers (a letter, then letters, digits and '_'),
+   with an optional trailing comma. Otherwise every letter is an axis of its
+   own and a run of digits one fixed index. Spaces are ignored. A kind that
+   is not written is a closed empty row. One name may not be both a dim
+   label and a row variable. Errors name the byte position. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,7 +81,7 @@ static int label_row(parser *q, const char *name, size_t len) {
   return v;
 }
 
-static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '\''; }
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 static int number(parser *q, int64_t *out) {
   int64_t x = 0;
@@ -85,7 +89,6 @@ static int number(parser *q, int64_t *out) {
   while (q->p < q->end && isdigit((unsigned char)*q->p)) {
     if (x > (INT64_MAX - 9) / 10) return fail(q, st, "number too large");
     x = x * 10 + (*q->p++ - '0');
-    if (!q->commas) break; /* one digit per axis without commas */
   }
   *out = x;
   return 0;
@@ -188,7 +191,7 @@ static int row(parser *q, const char *b, const char *e, int kind, const nx_row *
       if (*q->p != ',') return fail(q, q->p, "expected ','");
       q->p++;
       skip(q);
-      if (q->p >= q->end) return fail(q, q->p, "expected an axis after ','");
+      if (q->p >= q->end) break; /* a trailing comma */
     }
     if (*q->p == '.') {
       const char *st = q->p;
@@ -237,8 +240,26 @@ static int shape(parser *q, const char *b, const char *e, const nx_row **rows) {
   return row(q, ob, e, NX_AXIS_OUTPUT, &rows[NX_AXIS_OUTPUT]);
 }
 
+/* Whether spec is in multi-character mode (see the top of this file). */
+static bool multichar(const char *spec) {
+  for (const char *p = spec; *p; p++)
+    if (strchr(",*+^&<", *p) || (*p == '=' && p[1] != '>')) return true;
+  return false;
+}
+
+/* OCANNL's check: a name that labels a dim and a row variable in one spec. */
+static int name_clash(parser *q) {
+  const nx__spec_env *e = q->env;
+  for (int i = 0; i < e->ndims; i++)
+    for (int j = 0; j < e->nrows; j++)
+      if (!strcmp(e->dim_names[i], e->row_names[j]))
+        return nx__error(q->s, NULL, "Name '%s' is used as both a dimension variable and a row variable in spec: %s",
+                         e->dim_names[i], q->spec);
+  return 0;
+}
+
 int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {
-  parser q = {.s = s, .spec = spec, .env = env, .commas = strchr(spec, ',') != NULL};
+  parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec)};
   const char *end = spec + strlen(spec), *arrow = find(spec, end, "=>");
   if (!arrow) return fail(&q, end, "missing '=>'");
   if (find(arrow + 2, end, "=>")) return fail(&q, find(arrow + 2, end, "=>"), "a second '=>'");
@@ -258,7 +279,8 @@ int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx_
   }
   if (find(arrow + 2, end, ";")) return fail(&q, find(arrow + 2, end, ";"), "';' in the result");
   out->noperands = n;
-  return shape(&q, arrow + 2, end, out->rows[3]);
+  if ((rc = shape(&q, arrow + 2, end, out->rows[3]))) return rc;
+  return name_clash(&q);
 }
 
 int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {

@@ -178,7 +178,27 @@ static void rank_cycle_by_join(void) {
   nx_shape_session_free(s2);
 }
 
+/* Without multi-character mode a run of digits is one fixed index, as in
+   OCANNL's lexer: "a12" is the axis a and index 12. */
+static void fixed_index_digits(void) {
+  NEW(s);
+  nx_tensor *x, *r;
+  CHECK(nx_tensor_term(s, "x", "", "", "2,13", &x) == 0, "term");
+  int rc = nx_tensor_einsum(s, "a12 => a", &x, 1, &r);
+  if (!rc) rc = nx_shape_finish(s);
+  CHECK(rc == 0 && !strcmp(shape_str(s, r, NX_SHAPE_STYLE_SIZE), "2"), "a12 => a: %s", rc ? nx_error_message() : "");
+  nx_shape_session_free(s);
+  NEW(s2);
+  CHECK(nx_tensor_term(s2, "x", "", "", "2,12", &x) == 0, "term");
+  rc = nx_tensor_einsum(s2, "a12 => a", &x, 1, &r);
+  if (!rc) rc = nx_shape_finish(s2);
+  CHECK(rc == NX_EINVAL && has(nx_error_message(), "dereferenced at dimension 13"), "index 12 of 12: %s",
+        nx_error_message());
+  nx_shape_session_free(s2);
+}
+
 int main(void) {
+  fixed_index_digits();
   long_einsum_labels(101);
   long_einsum_labels(150);
   long_einsum_labels(5000);
