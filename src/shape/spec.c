@@ -107,7 +107,7 @@ static int atom(parser *q, const nx_dim **out) {
   const char *st = q->p;
   if (q->p >= q->end) return fail(q, st, "expected an axis");
   char c = *q->p;
-  int64_t n;
+  int64_t n = 0;
   int rc;
   if (isdigit((unsigned char)c)) {
     if ((rc = number(q, &n))) return rc;
