@@ -26,7 +26,9 @@
    begins with OCANNL's wording (e.g. "solved dimensions for axis: different
    bases"). A shape error met while building a tensor or while closing taints
    the session: every later call that solves fails, naming the first error.
-   Functions that make values return NULL on failure. The library never
+   Functions that make values return NULL on failure, with the message set
+   (out of memory included). A size past int64 (an affine or convolution
+   axis, a concatenation's sum) is a shape error. The library never
    aborts, exits or prints. docs/shapes.md describes the model, the
    constraints of every operation, the stages and every error. */
 #ifndef NX_SHAPE_H
@@ -159,7 +161,9 @@ NX_API int nx_shape_solve(nx_shape_session *s, int stage);
 
 /* nx_shape_dim_value(s, d, &size, &basis) sets size and basis (a string the
    session owns) to d's solution and returns 0, or returns NX_NONE if d is
-   not solved yet. size and basis may each be NULL, to read only the other. */
+   not solved yet. size and basis may each be NULL, to read only the other.
+   Fails with NX_EINVAL on a NULL argument, and (tainting the
+   session) if d's size is past int64 (e.g. 2*k with k = INT64_MAX). */
 NX_API int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis);
 
 /* nx_shape_row_subst(s, r) is r under the current solution. */
@@ -226,11 +230,15 @@ NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **
 
 /* nx_tensor_einsum(s, spec, args, n, &t) applies an OCANNL spec with n = 1
    (a permute), 2 or 3 operands: "ab|cd->ef => cf|ae->db", "ab;bc=>ac". An
-   axis is a letter (or, when the spec has a comma, an identifier), a fixed
-   index (digits), `stride*o+k`, `a^b`; `...` and `..r..` stand for row
-   variables. Rows are equal to the spec's (no broadcasting).
-   Fails with "Invalid einsum spec ..." naming the position if the spec is
-   malformed or its operand count is not n, and on shape errors. */
+   axis is a letter, or, in multi-character mode (a spec holding any of
+   , * + ^ & < or an '=' not in "=>"), a comma-separated identifier; a fixed
+   index (a run of digits), `stride*o+k`, `a^b`; `...` and `..r..` stand for
+   row variables. Rows are equal to the spec's (no broadcasting). Labels and
+   names may be of any length.
+   Fails, without tainting the session, with "Invalid einsum spec ..."
+   naming the position if the spec is malformed or its operand count is not
+   n, and with "Name 'x' is used as both a dimension variable and a row
+   variable in spec: ..." if a name is both; on shape errors (tainting). */
 NX_API int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
                             nx_tensor **t);
 

@@ -8,12 +8,19 @@
 
 #define NOMEM(fn) nx__fail(NX_ENOMEM, "%s: out of memory", fn)
 
+/* The NULL a function that makes a value returns when memory runs out. */
+static void *nomem_null(const char *fn) {
+  NOMEM(fn);
+  return NULL;
+}
+
 const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
   if (!s || d < 0) {
     nx__fail(NX_EINVAL, "nx_dim_solved: size %lld is negative", (long long)d);
     return NULL;
   }
-  return nx__dim_solved(s, d, basis);
+  const nx_dim *x = nx__dim_solved(s, d, basis);
+  return x ? x : nomem_null("nx_dim_solved");
 }
 
 /* NULL, with a message naming fn, for a NULL argument. */
@@ -24,18 +31,19 @@ const nx_dim *nx_dim_top(nx_shape_session *s) { return s ? s->top : NULL_ARG("nx
 const nx_dim *nx_dim_var(nx_shape_session *s, const char *name) {
   if (!s) return NULL_ARG("nx_dim_var", "the session");
   int v = nx__shape_new_var(s, false, name);
-  return v < 0 ? NULL : nx__dim_var(s, v);
+  const nx_dim *x = v < 0 ? NULL : nx__dim_var(s, v);
+  return x ? x : nomem_null("nx_dim_var");
 }
 
-const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset, int64_t dilation,
-                          const nx_dim *kernel, bool use_padding) {
+static const nx_dim *affine(nx_shape_session *s, const char *fn, int64_t stride, const nx_dim *over, int64_t offset,
+                           int64_t dilation, const nx_dim *kernel, bool use_padding) {
   if (!s || !over || stride < 1 || offset < 0 || (kernel && dilation < 1)) {
-    nx__fail(NX_EINVAL, "nx_dim_conv: stride %lld, offset %lld, dilation %lld: a stride or dilation below 1, a "
-                        "negative offset or a NULL dim", (long long)stride, (long long)offset, (long long)dilation);
+    nx__fail(NX_EINVAL, "%s: stride %lld, offset %lld, dilation %lld: a stride or dilation below 1, a negative offset "
+                        "or a NULL dim", fn, (long long)stride, (long long)offset, (long long)dilation);
     return NULL;
   }
   nx_dim *x = nx__shape_alloc(s, sizeof *x);
-  if (!x) return NULL;
+  if (!x) return nomem_null(fn);
   x->kind = NX__D_AFFINE;
   x->stride = stride;
   x->over = over;
@@ -46,9 +54,14 @@ const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *ove
   return x;
 }
 
+const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset, int64_t dilation,
+                          const nx_dim *kernel, bool use_padding) {
+  return affine(s, "nx_dim_conv", stride, over, offset, dilation, kernel, use_padding);
+}
+
 const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset) {
   if (!s || !over) return NULL_ARG("nx_dim_affine", s ? "over" : "the session");
-  return nx_dim_conv(s, stride, over, offset, 1, NULL, true);
+  return affine(s, "nx_dim_affine", stride, over, offset, 1, NULL, true);
 }
 
 const nx_dim *nx_dim_concat(nx_shape_session *s, const nx_dim *const *parts, int n) {
@@ -58,7 +71,7 @@ const nx_dim *nx_dim_concat(nx_shape_session *s, const nx_dim *const *parts, int
   }
   nx_dim *x = nx__shape_alloc(s, sizeof *x);
   const nx_dim **p = nx__shape_alloc(s, (size_t)n * sizeof *p);
-  if (!x || !p) return NULL;
+  if (!x || !p) return nomem_null("nx_dim_concat");
   for (int i = 0; i < n; i++)
     if (!(p[i] = parts[i])) {
       nx__fail(NX_EINVAL, "nx_dim_concat: part %d is NULL", i);
@@ -89,7 +102,8 @@ const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbe
       nx__fail(NX_EINVAL, "nx_row_make: dim %d is NULL", i);
       return NULL;
     }
-  return nx__row_new(s, beg, nbeg, dims, ndims, var);
+  const nx_row *r = nx__row_new(s, beg, nbeg, dims, ndims, var);
+  return r ? r : nomem_null("nx_row_make");
 }
 
 /* A NULL row reads as closed and empty, with a message naming the function. */
@@ -221,6 +235,7 @@ int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
 int nx__solve_checked(nx_shape_session *s, const char *fn, int stage) {
   if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
   int rc = run_stage(s, stage);
+  if (!rc) rc = nx__overflow_error(s, NULL); /* met outside a step, e.g. while printing */
   return rc ? taint(s, fn, rc) : 0;
 }
 
@@ -248,6 +263,10 @@ int nx_shape_finish(nx_shape_session *s) {
 int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis) {
   if (!s || !d) return nx__fail(NX_EINVAL, "nx_shape_dim_value: NULL argument");
   const nx_dim *x = nx__dsub(s, d);
+  if (s->size_overflow && !s->tainted) {
+    nx__overflow_error(s, NULL);
+    return taint(s, "nx_shape_dim_value", NX_EINVAL);
+  }
   if (x->kind != NX__D_SOLVED) return NX_NONE;
   if (size) *size = x->d;
   if (basis) *basis = x->basis;

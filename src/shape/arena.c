@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The session arena: every dim, row, constraint and tensor of a session is
    carved from its chunks, so freeing the session frees them all at once. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
 
 void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
+  if (n > SIZE_MAX / 2) return NULL;
   n = (n + 7) & ~(size_t)7;
   nx__chunk *c = *chunks;
   if (!c || c->used + n > c->cap) {
@@ -43,11 +45,14 @@ void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
   return p;
 }
 
-const char *nx__shape_strdup(nx_shape_session *s, const char *str) {
-  if (!str) return NULL;
-  size_t n = strlen(str) + 1;
-  char *p = nx__shape_alloc(s, n);
-  if (p) memcpy(p, str, n);
+const char *nx__shape_strdup(nx_shape_session *s, const char *str) { return str ? nx__shape_strndup(s, str, strlen(str)) : NULL; }
+
+const char *nx__shape_strndup(nx_shape_session *s, const char *str, size_t n) {
+  char *p = n < SIZE_MAX ? nx__shape_alloc(s, n + 1) : NULL;
+  if (p) {
+    memcpy(p, str, n);
+    p[n] = 0;
+  }
   return p;
 }
 

@@ -2,6 +2,7 @@
 /* Dims and rows: making them, substituting the solution into them (with
    path compression, so that long chains of bindings stay linear), comparing
    and printing them. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
   s->self[id].d = NULL;
   v->is_row = is_row;
   v->name = nx__shape_strdup(s, name);
+  if (name && !v->name) return NX_ENOMEM;
   v->up = id;
   s->nvars++;
   return id;
@@ -93,9 +95,21 @@ bool nx__is_top(const nx_dim *d) { return d->kind == NX__D_SOLVED && d->d == 1 &
 
 bool nx__basis_is(const nx_dim *d, const char *basis) { return !strcmp(d->basis, basis); }
 
-static int64_t conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t kernel, bool pad) {
-  if (pad) return stride * over;
-  return stride * (over - 1) + 1 + (kernel - 1) * dilation;
+/* The size of a convolution or affine axis, or false if it is past int64. */
+static bool conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t kernel, bool pad, int64_t *out) {
+  int64_t a, b;
+  if (pad) return !__builtin_mul_overflow(stride, over, out);
+  return !__builtin_mul_overflow(stride, over - 1, &a) && !__builtin_mul_overflow(kernel - 1, dilation, &b) &&
+         !__builtin_add_overflow(a, b, &a) && !__builtin_add_overflow(a, 1, out);
+}
+
+/* A size past int64 is a shape error; substitution cannot fail, so it keeps
+   the unsolved form and records the overflow, which the solver reports at
+   the constraint it is running (or at the next solve). */
+static void overflow(nx_shape_session *s, const char *what, int64_t x, int64_t y) {
+  if (s->size_overflow) return;
+  s->size_overflow = true;
+  snprintf(s->overflow_what, sizeof s->overflow_what, "%s of %lld and %lld", what, (long long)x, (long long)y);
 }
 
 const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
@@ -110,9 +124,12 @@ const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
   case NX__D_AFFINE: {
     const nx_dim *o = nx__dsub(s, d->over);
     const nx_dim *k = d->kernel ? nx__dsub(s, d->kernel) : NULL;
-    if (o->kind == NX__D_SOLVED && (!k || k->kind == NX__D_SOLVED))
-      return nx__dim_solved(s, conv_size(d->stride, o->d, d->dilation, k ? k->d : 1, !k || d->use_padding),
-                            NX_BASIS_DEFAULT);
+    int64_t size;
+    if (o->kind == NX__D_SOLVED && (!k || k->kind == NX__D_SOLVED)) {
+      if (conv_size(d->stride, o->d, d->dilation, k ? k->d : 1, !k || d->use_padding, &size))
+        return nx__dim_solved(s, size, NX_BASIS_DEFAULT);
+      overflow(s, "an axis of stride and size", d->stride, o->d);
+    }
     if (o == d->over && k == d->kernel) return d;
     nx_dim *x = nx__shape_alloc(s, sizeof *x);
     if (!x) return d;
@@ -129,8 +146,15 @@ const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
     for (int i = 0; i < d->nparts; i++) {
       parts[i] = nx__dsub(s, d->parts[i]);
       same = same && parts[i] == d->parts[i];
-      if (parts[i]->kind == NX__D_SOLVED) sum += parts[i]->d;
-      else solved = false;
+      if (parts[i]->kind != NX__D_SOLVED) solved = false;
+      else if (solved) {
+        int64_t t;
+        if (__builtin_add_overflow(sum, parts[i]->d, &t)) {
+          overflow(s, "a concatenation's sum", sum, parts[i]->d);
+          solved = false;
+        }
+        sum = t;
+      }
     }
     if (solved) return nx__dim_solved(s, sum, NX_BASIS_DEFAULT);
     if (same) return d;
@@ -213,55 +237,52 @@ bool nx__dim_has_var(const nx_dim *d, int v) {
   return false;
 }
 
-/* Appends to buf at *len, never past cap; *len keeps the full length. */
-static void put(char *buf, size_t cap, size_t *len, const char *fmt, const char *a, long long x) {
-  char tmp[256];
-  int n = a ? snprintf(tmp, sizeof tmp, fmt, a, x) : snprintf(tmp, sizeof tmp, fmt, x);
-  if (n < 0) return;
-  if (*len < cap) snprintf(buf + *len, cap - *len, "%s", tmp);
-  *len += (size_t)n;
+/* Appends to buf at *len, never past cap; *len keeps the full length, so a
+   caller learns the size it needs whatever the names' lengths. */
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) NX__PRINTF(4, 5);
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*len < cap ? buf + *len : NULL, *len < cap ? cap - *len : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) *len += (size_t)n;
 }
 
-static void dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
+void nx__dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
   switch (d->kind) {
   case NX__D_SOLVED:
-    if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST))
-      put(buf, cap, len, "%lld", NULL, (long long)d->d);
+    if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST)) put(buf, cap, len, "%lld", (long long)d->d);
     else put(buf, cap, len, "%s=%lld", d->basis, (long long)d->d);
     return;
   case NX__D_VAR:
-    if (NX__VAR(s, d->var)->name) {
-      char tmp[200];
-      snprintf(tmp, sizeof tmp, "$%d:%s", d->var, NX__VAR(s, d->var)->name);
-      put(buf, cap, len, "%s", tmp, 0);
-    }
-    else put(buf, cap, len, "$%lld", NULL, d->var);
+    if (NX__VAR(s, d->var)->name) put(buf, cap, len, "$%d:%s", d->var, NX__VAR(s, d->var)->name);
+    else put(buf, cap, len, "$%d", d->var);
     return;
   case NX__D_AFFINE:
-    if (d->kernel) put(buf, cap, len, "conv(%lld*", NULL, (long long)d->stride);
-    else if (d->stride != 1) put(buf, cap, len, "%lld*", NULL, (long long)d->stride);
-    dim_put(s, d->over, buf, cap, len);
-    if (d->offset) put(buf, cap, len, "+%lld", NULL, (long long)d->offset);
+    if (d->kernel) put(buf, cap, len, "conv(%lld*", (long long)d->stride);
+    else if (d->stride != 1) put(buf, cap, len, "%lld*", (long long)d->stride);
+    nx__dim_put(s, d->over, buf, cap, len);
+    if (d->offset) put(buf, cap, len, "+%lld", (long long)d->offset);
     if (d->kernel) {
-      put(buf, cap, len, "%s", ",", 0);
-      dim_put(s, d->kernel, buf, cap, len);
-      put(buf, cap, len, "%s", ")", 0);
+      put(buf, cap, len, ",");
+      nx__dim_put(s, d->kernel, buf, cap, len);
+      put(buf, cap, len, ")");
     }
     return;
   case NX__D_CONCAT:
-    put(buf, cap, len, "%s", "(", 0);
+    put(buf, cap, len, "(");
     for (int i = 0; i < d->nparts; i++) {
-      if (i) put(buf, cap, len, "%s", "^", 0);
-      dim_put(s, d->parts[i], buf, cap, len);
+      if (i) put(buf, cap, len, "^");
+      nx__dim_put(s, d->parts[i], buf, cap, len);
     }
-    put(buf, cap, len, "%s", ")", 0);
+    put(buf, cap, len, ")");
   }
 }
 
 int nx__dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap) {
   size_t len = 0;
   if (cap) buf[0] = 0;
-  dim_put(s, d, buf, cap, &len);
+  nx__dim_put(s, d, buf, cap, &len);
   return (int)len;
 }
 
@@ -270,19 +291,19 @@ int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
   if (cap) buf[0] = 0;
   bool first = true;
   for (int i = 0; i < r->nbeg; i++, first = false) {
-    if (!first) put(buf, cap, &len, "%s", ",", 0);
-    dim_put(s, r->beg[i], buf, cap, &len);
+    if (!first) put(buf, cap, &len, ",");
+    nx__dim_put(s, r->beg[i], buf, cap, &len);
   }
   if (r->var) {
-    if (!first) put(buf, cap, &len, "%s", ",", 0);
-    if (NX__VAR(s, r->var)->name) put(buf, cap, &len, "..%s..", NX__VAR(s, r->var)->name, 0);
-    else put(buf, cap, &len, "..$%lld..", NULL, r->var);
+    if (!first) put(buf, cap, &len, ",");
+    if (NX__VAR(s, r->var)->name) put(buf, cap, &len, "..%s..", NX__VAR(s, r->var)->name);
+    else put(buf, cap, &len, "..$%d..", r->var);
     first = false;
   }
   for (int i = 0; i < r->ndims; i++, first = false) {
-    if (!first) put(buf, cap, &len, "%s", ",", 0);
-    dim_put(s, r->dims[i], buf, cap, &len);
+    if (!first) put(buf, cap, &len, ",");
+    nx__dim_put(s, r->dims[i], buf, cap, &len);
   }
-  if (first) put(buf, cap, &len, "%s", "()", 0);
+  if (first) put(buf, cap, &len, "()");
   return (int)len;
 }

@@ -17,6 +17,7 @@ typedef struct nx__chunk nx__chunk;
 void *nx__shape_alloc(nx_shape_session *s, size_t n);
 void *nx__shape_alloc_in(nx__chunk **chunks, size_t n);
 const char *nx__shape_strdup(nx_shape_session *s, const char *str);
+const char *nx__shape_strndup(nx_shape_session *s, const char *str, size_t n); /* the first n bytes */
 
 /* A growable array of pointers or ints, malloc-backed. */
 typedef struct { void **p; int n, cap; } nx__pvec;
@@ -176,7 +177,8 @@ typedef struct nx__var {
       int lower, lower_tail;    /* s->lbs stored on this var (next_lower) */
       int watch, watch_tail;    /* s->lbs whose row mentions this var (next_watch) */
       nx__edge *edges, *edges_tail;
-      int nin, nout, stamp, dist;
+      int stamp;          /* rank.c: the search that last reached this class */
+      int64_t pot, drop;  /* rank.c: a feasible rank of the class; by how much a search lowers it */
     };
   };
   /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
@@ -209,6 +211,8 @@ struct nx_shape_session {
   bool tainted;
   int stage;      /* the stage being solved */
   bool wake_lost; /* a wake could not be recorded (out of memory) */
+  bool size_overflow; /* a substitution met a size past int64 (dim.c) */
+  char overflow_what[160];
   char taint[512];
   char err[900];
   const nx_dim *top, *one_default;
@@ -240,12 +244,16 @@ bool nx__is_top(const nx_dim *d);
 bool nx__dim_has_var(const nx_dim *d, int v);
 bool nx__basis_is(const nx_dim *d, const char *basis);
 int nx__dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap);
+/* Appends d to buf at *len, never past cap; *len grows by d's full length. */
+void nx__dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len);
 int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
 
 /* ---- solve.c ---- */
 int nx__push(nx_shape_session *s, nx__cvec *where, const nx__cons *c);
 int nx__run(nx_shape_session *s, int stage);
 int nx__step(nx_shape_session *s, const nx__cons *c, int stage);
+/* The shape error of a size past int64 met by a substitution, if any (0 if none). */
+int nx__overflow_error(nx_shape_session *s, const nx__origin *o);
 int nx__error(nx_shape_session *s, const nx__origin *o, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -258,7 +266,7 @@ int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin
 
 /* ---- rank.c ---- */
 int nx__rank_find(nx_shape_session *s, int v, int *off);
-int nx__rank_union(nx_shape_session *s, int v, const nx_row *val);
+int nx__rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o);
 int nx__rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o);
 
 /* ---- row.c ---- */

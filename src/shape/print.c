@@ -20,13 +20,14 @@ static void emit(out_t *o, const char *str) {
 static void print_row(nx_shape_session *s, const nx_row *r, enum nx_shape_style style, int first_axis, out_t *o) {
   for (int i = 0; i < r->nbeg + r->ndims; i++) {
     const nx_dim *d = r->beg[i];
-    char tmp[300], dim[256];
-    if (style == NX_SHAPE_STYLE_ONLY_BASES)
-      snprintf(dim, sizeof dim, "%s", d->kind == NX__D_SOLVED ? d->basis : "?");
-    else nx__dim_print(s, d, dim, sizeof dim);
-    if (style == NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE) snprintf(tmp, sizeof tmp, "%s%d:%s", i ? "," : "", first_axis + i, dim);
-    else snprintf(tmp, sizeof tmp, "%s%s", i ? "," : "", dim);
-    emit(o, tmp);
+    char tmp[32];
+    if (i) emit(o, ",");
+    if (style == NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE) {
+      snprintf(tmp, sizeof tmp, "%d:", first_axis + i);
+      emit(o, tmp);
+    }
+    if (style == NX_SHAPE_STYLE_ONLY_BASES) emit(o, d->kind == NX__D_SOLVED ? d->basis : "?");
+    else nx__dim_put(s, d, o->buf, o->cap, &o->len);
   }
 }
 

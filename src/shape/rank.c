@@ -3,7 +3,18 @@
    + k; a cycle of positive weight means infinitely many axes. Bound row
    variables join their value's class (union-find with rank offsets: rank v
    = rank up(v) + off(v)), so edges recorded before a binding keep their
-   meaning. A variable bound to a closed row leaves the graph. */
+   meaning. A variable bound to a closed row leaves the graph.
+
+   Every class keeps a potential `pot`, a rank assignment that satisfies
+   every edge; one exists exactly while the graph has no positive cycle. A
+   new edge (or a join, which is a pair of edges of opposite weights) that
+   the potentials already satisfy cannot close a positive cycle: that check
+   is O(1). Otherwise the head of the edge, and what lies below it, is
+   lowered by the least amounts that satisfy every edge again, each class
+   once, in order of decreasing drop (Dijkstra's order over the slacks,
+   which are never negative): if the tail itself has to drop, the new edge
+   closes a positive cycle. A search visits only the classes it lowers, in
+   O(E log E) for the edges it crosses. */
 #include <stdlib.h>
 
 #include "internal.h"
@@ -29,17 +40,104 @@ int nx__rank_find(nx_shape_session *s, int v, int *off) {
   return r;
 }
 
-int nx__rank_union(nx_shape_session *s, int v, const nx_row *val) {
+/* A max-heap of (drop, class) entries; stale ones are skipped on pop. */
+typedef struct {
+  struct entry { int64_t drop; int v; } *p;
+  int n, cap;
+} heap;
+
+static int heap_push(heap *h, int64_t drop, int v) {
+  if (h->n == h->cap) {
+    int nc = h->cap ? h->cap * 2 : 64;
+    struct entry *q = realloc(h->p, (size_t)nc * sizeof *q);
+    if (!q) return NX_ENOMEM;
+    h->p = q;
+    h->cap = nc;
+  }
+  int i = h->n++;
+  for (; i && h->p[(i - 1) / 2].drop < drop; i = (i - 1) / 2) h->p[i] = h->p[(i - 1) / 2];
+  h->p[i] = (struct entry){drop, v};
+  return 0;
+}
+
+static struct entry heap_pop(heap *h) {
+  struct entry top = h->p[0], last = h->p[--h->n];
+  int i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= h->n) break;
+    if (c + 1 < h->n && h->p[c + 1].drop > h->p[c].drop) c++;
+    if (h->p[c].drop <= last.drop) break;
+    h->p[i] = h->p[c];
+    i = c;
+  }
+  if (h->n) h->p[i] = last;
+  return top;
+}
+
+/* Makes the potentials satisfy rank(u) >= rank(v) + w between class roots
+   u != v (neither closed): lowers v and what its edges force below it.
+   NX_EINVAL (message set) if u would have to drop: a positive cycle. */
+static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origin *o) {
+  int64_t need = NX__VAR(s, v)->pot + w - NX__VAR(s, u)->pot;
+  if (need <= 0) return 0;
+  int stamp = ++s->stamp, rc = 0;
+  heap h = {0};
+  nx__ivec done = {0};
+  NX__VAR(s, v)->stamp = stamp;
+  NX__VAR(s, v)->drop = need;
+  if (heap_push(&h, need, v)) rc = NX_ENOMEM;
+  while (!rc && h.n) {
+    struct entry top = heap_pop(&h);
+    nx__var *x = NX__VAR(s, top.v);
+    if (top.drop != x->drop || x->stamp != stamp) continue; /* stale, or finished */
+    x->stamp = -stamp; /* finished: its drop is final */
+    if (top.v == u) {
+      rc = nx__error(s, o, RANK_CYCLE);
+      break;
+    }
+    if (nx__ivec_push(&done, top.v)) {
+      rc = NX_ENOMEM;
+      break;
+    }
+    for (nx__edge *e = x->edges; e && !rc; e = e->next) {
+      int of, ot, rf = nx__rank_find(s, e->from, &of), rt = nx__rank_find(s, e->to, &ot);
+      nx__var *y = NX__VAR(s, rt);
+      if (rf != top.v || y->closed_class || y->stamp == -stamp) continue;
+      /* slack of the edge under the old potentials, never negative */
+      int64_t slack = x->pot - y->pot - ((int64_t)e->w + ot - of), d = top.drop - slack;
+      if (d > 0 && (y->stamp != stamp || d > y->drop)) {
+        y->stamp = stamp;
+        y->drop = d;
+        if (heap_push(&h, d, rt)) rc = NX_ENOMEM;
+      }
+    }
+  }
+  if (!rc)
+    for (int i = 0; i < done.n; i++) NX__VAR(s, done.p[i])->pot -= NX__VAR(s, done.p[i])->drop;
+  free(h.p);
+  free(done.p);
+  return rc;
+}
+
+int nx__rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
   int ov, rv = nx__rank_find(s, v, &ov);
   if (!val->var) {
     NX__VAR(s, rv)->closed_class = true;
     return 0;
   }
   int ow, rw = nx__rank_find(s, val->var, &ow);
-  if (rv == rw) return 0;
+  int off = ow + val->nbeg + val->ndims - ov; /* rank(rv) = rank(rw) + off */
+  if (rv == rw) return off ? nx__error(s, o, RANK_CYCLE) : 0;
   nx__var *a = NX__VAR(s, rv), *b = NX__VAR(s, rw);
+  if (!a->closed_class && !b->closed_class) {
+    int rc = satisfy(s, rv, rw, off, o);
+    if (!rc) rc = satisfy(s, rw, rv, -(int64_t)off, o);
+    if (rc) return rc;
+  }
+  a = NX__VAR(s, rv), b = NX__VAR(s, rw);
   a->up = rw;
-  a->off = ow + val->nbeg + val->ndims - ov;
+  a->off = off;
   b->closed_class |= a->closed_class;
   if (a->edges) {
     if (b->edges_tail) b->edges_tail->next = a->edges;
@@ -47,68 +145,16 @@ int nx__rank_union(nx_shape_session *s, int v, const nx_row *val) {
     b->edges_tail = a->edges_tail;
     a->edges = a->edges_tail = NULL;
   }
-  b->nin += a->nin;
-  b->nout += a->nout;
   return 0;
-}
-
-/* The longest path from `from` to `target` over the classes, or INT_MIN if
-   none; a bounded search (the graph has no positive cycle). */
-static int longest(nx_shape_session *s, int from, int target, int *found) {
-  int cap = 64, n = 0, head = 0;
-  int *q = malloc((size_t)cap * sizeof *q);
-  if (!q) return NX_ENOMEM;
-  int stamp = ++s->stamp;
-  NX__VAR(s, from)->stamp = stamp;
-  NX__VAR(s, from)->dist = 0;
-  q[n++] = from;
-  long budget = 200000;
-  *found = 0;
-  int best = 0;
-  while (head < n && budget-- > 0) {
-    int u = q[head++];
-    for (nx__edge *e = NX__VAR(s, u)->edges; e; e = e->next) {
-      int of, ot, rf = nx__rank_find(s, e->from, &of), rt = nx__rank_find(s, e->to, &ot);
-      if (rf != u || NX__VAR(s, rt)->closed_class) continue;
-      int d = NX__VAR(s, u)->dist + e->w + ot - of;
-      if (NX__VAR(s, rt)->stamp != stamp || d > NX__VAR(s, rt)->dist) {
-        NX__VAR(s, rt)->stamp = stamp;
-        NX__VAR(s, rt)->dist = d;
-        if (rt == target) {
-          if (!*found || d > best) best = d;
-          *found = 1;
-          continue;
-        }
-        if (n == cap) {
-          /* compact the consumed prefix before growing */
-          if (head > 0) {
-            for (int i = head; i < n; i++) q[i - head] = q[i];
-            n -= head;
-            head = 0;
-          }
-          if (n == cap) {
-            int *nq = realloc(q, (size_t)cap * 2 * sizeof *q);
-            if (!nq) {
-              free(q);
-              return NX_ENOMEM;
-            }
-            q = nq;
-            cap *= 2;
-          }
-        }
-        q[n++] = rt;
-      }
-    }
-  }
-  free(q);
-  return best;
 }
 
 int nx__rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o) {
   int of, ot, rf = nx__rank_find(s, from, &of), rt = nx__rank_find(s, to, &ot);
   if (NX__VAR(s, rf)->closed_class || NX__VAR(s, rt)->closed_class) return 0;
-  int W = w + ot - of;
+  int64_t W = (int64_t)w + ot - of;
   if (rf == rt) return W > 0 ? nx__error(s, o, RANK_CYCLE) : 0;
+  int rc = satisfy(s, rf, rt, W, o);
+  if (rc) return rc;
   nx__edge *e = nx__shape_alloc(s, sizeof *e);
   if (!e) return NX_ENOMEM;
   e->from = from;
@@ -118,11 +164,5 @@ int nx__rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin
   if (a->edges_tail) a->edges_tail->next = e;
   else a->edges = e;
   a->edges_tail = e;
-  a->nout++;
-  NX__VAR(s, rt)->nin++;
-  if (NX__VAR(s, rf)->nin == 0 || NX__VAR(s, rt)->nout == 0) return 0;
-  int found = 0, d = longest(s, rt, rf, &found);
-  if (d == NX_ENOMEM && !found) return NX_ENOMEM;
-  if (found && d + W > 0) return nx__error(s, o, RANK_CYCLE);
   return 0;
 }

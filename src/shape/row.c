@@ -36,7 +36,7 @@ int nx__bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin
   s->val[v].r = val;
   s->nbinds++;
   nx__touch(s, v);
-  int rc = nx__rank_union(s, v, val);
+  int rc = nx__rank_union(s, v, val, o);
   e = NX__VAR(s, v);
   for (int i = e->lower; i && !rc; i = s->lbs[i].next_lower) {
     nx__lbound *lb = &s->lbs[i];

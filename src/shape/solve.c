@@ -114,10 +114,18 @@ static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__ori
   return rc;
 }
 
+int nx__overflow_error(nx_shape_session *s, const nx__origin *o) {
+  if (!s->size_overflow) return 0;
+  return nx__error(s, o, "dimension size past int64: %s", s->overflow_what);
+}
+
 static int affine_from_size(nx_shape_session *s, const nx_dim *a, int64_t d, const nx__origin *o, int64_t *over) {
   const nx_dim *k = a->kernel ? nx__dsub(s, a->kernel) : NULL;
   if (k && k->kind != NX__D_SOLVED && !a->use_padding) return NX__DEFER;
-  int64_t base = (!a->kernel || a->use_padding) ? d : d - 1 - (k->d - 1) * a->dilation;
+  int64_t base = d, span;
+  if (a->kernel && !a->use_padding && (__builtin_mul_overflow(k->d - 1, a->dilation, &span) || __builtin_sub_overflow(d - 1, span, &base) || base < 0))
+    return nx__error(s, o, "incompatible stride: a kernel of %lld at dilation %lld does not fit in %lld", (long long)k->d,
+                     (long long)a->dilation, (long long)d);
   if (base < 0 || base % a->stride)
     return nx__error(s, o, "incompatible stride: %lld does not divide %lld", (long long)a->stride, (long long)base);
   *over = base / a->stride + ((!a->kernel || a->use_padding) ? 0 : 1);
@@ -170,11 +178,14 @@ int nx__unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const
   /* Concatenations: a single unknown part takes the remainder. */
   const nx_dim *c = a->kind == NX__D_CONCAT ? a : b, *other = c == a ? b : a;
   if (other->kind != NX__D_SOLVED) return NX__DEFER;
-  int64_t sum = 0;
+  int64_t sum = 0, t;
   int unknown = -1, nunknown = 0;
   for (int i = 0; i < c->nparts; i++) {
-    if (c->parts[i]->kind == NX__D_SOLVED) sum += c->parts[i]->d;
-    else unknown = i, nunknown++;
+    if (c->parts[i]->kind != NX__D_SOLVED) unknown = i, nunknown++;
+    else if (__builtin_add_overflow(sum, c->parts[i]->d, &t))
+      return nx__error(s, o, "dimension size past int64: a concatenation's sum of %lld and %lld", (long long)sum,
+                       (long long)c->parts[i]->d);
+    else sum = t;
   }
   if (nunknown == 0 && sum != other->d)
     return nx__error(s, o, "solved dimensions for axis: mismatch (concatenation of %lld vs %lld)", (long long)sum,
@@ -291,6 +302,7 @@ static int drain(nx_shape_session *s, int stage) {
     if (rc == NX__DEFER) rc = nx__hold_add(s, &s->deferred, &c, s->nchanges != before);
     else if (rc == NX__KEEP) rc = nx__hold_add(s, &s->marks, &c, s->nchanges != before);
     if (!rc && s->wake_lost) rc = NX_ENOMEM;
+    if (!rc) rc = nx__overflow_error(s, c.o);
     if (s->qhead > 4096 && s->qhead > s->queue.n / 2) { /* reuse the consumed prefix */
       memmove(s->queue.p, s->queue.p + s->qhead, (size_t)(s->queue.n - s->qhead) * sizeof *s->queue.p);
       s->queue.n -= s->qhead;

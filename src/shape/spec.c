@@ -5,9 +5,13 @@
      row     := axis*  with at most one row variable ('...' or '..name..')
      axis    := atom ('^' atom)*              (concatenation)
      atom    := label | digits (fixed index) | '_' | [n '*'] label ['+' k]
-   Without a comma anywhere, every letter is an axis of its own; with one,
-   axes are comma-separated identifiers. Spaces are ignored. A kind that is
-   not written is a closed empty row. Errors name the byte position. */
+   A spec is in multi-character mode when it holds any of , * + ^ & < or an
+   '=' that does not begin "=>" (OCANNL's lexer's trigger): then axes are
+   comma-separated identifiers (a letter, then letters, digits and '_'),
+   with an optional trailing comma. Otherwise every letter is an axis of its
+   own and a run of digits one fixed index. Spaces are ignored. A kind that
+   is not written is a closed empty row. One name may not be both a dim
+   label and a row variable. Errors name the byte position. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,16 +46,21 @@ static int env_grow(void ***p, int n, int *cap, nx_shape_session *s, size_t elem
   return 0;
 }
 
+/* A variable named by the label's len bytes, whatever its length. */
+static int new_named_var(nx_shape_session *s, bool is_row, const char *name, size_t len) {
+  int v = nx__shape_new_var(s, is_row, NULL);
+  if (v >= 0 && !(NX__VAR(s, v)->name = nx__shape_strndup(s, name, len))) return NX_ENOMEM;
+  return v;
+}
+
 static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
   nx__spec_env *e = q->env;
   for (int i = 0; i < e->ndims; i++)
     if (strlen(e->dim_names[i]) == len && !strncmp(e->dim_names[i], name, len)) return e->dims[i];
-  char buf[128];
-  snprintf(buf, sizeof buf, "%.*s", (int)(len < 100 ? len : 100), name);
   int caps = e->caps_d;
   if (env_grow((void ***)&e->dim_names, e->ndims, &caps, q->s, sizeof(char *))) return NULL;
   if (env_grow((void ***)&e->dims, e->ndims, &e->caps_d, q->s, sizeof(nx_dim *))) return NULL;
-  int v = nx__shape_new_var(q->s, false, buf);
+  int v = new_named_var(q->s, false, name, len);
   if (v < 0) return NULL;
   e->dim_names[e->ndims] = NX__VAR(q->s, v)->name;
   e->dims[e->ndims] = nx__dim_var(q->s, v);
@@ -62,12 +71,10 @@ static int label_row(parser *q, const char *name, size_t len) {
   nx__spec_env *e = q->env;
   for (int i = 0; i < e->nrows; i++)
     if (strlen(e->row_names[i]) == len && !strncmp(e->row_names[i], name, len)) return e->rows[i]->var;
-  char buf[128];
-  snprintf(buf, sizeof buf, "%.*s", (int)(len < 100 ? len : 100), name);
   int caps = e->caps_r;
   if (env_grow((void ***)&e->row_names, e->nrows, &caps, q->s, sizeof(char *))) return NX_ENOMEM;
   if (env_grow((void ***)&e->rows, e->nrows, &e->caps_r, q->s, sizeof(nx_row *))) return NX_ENOMEM;
-  int v = nx__shape_new_var(q->s, true, buf);
+  int v = new_named_var(q->s, true, name, len);
   if (v < 0) return v;
   NX__VAR(q->s, v)->in_spec = true;
   e->row_names[e->nrows] = NX__VAR(q->s, v)->name;
@@ -75,7 +82,7 @@ static int label_row(parser *q, const char *name, size_t len) {
   return v;
 }
 
-static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_' || c == '\''; }
+static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 static int number(parser *q, int64_t *out) {
   int64_t x = 0;
@@ -83,7 +90,6 @@ static int number(parser *q, int64_t *out) {
   while (q->p < q->end && isdigit((unsigned char)*q->p)) {
     if (x > (INT64_MAX - 9) / 10) return fail(q, st, "number too large");
     x = x * 10 + (*q->p++ - '0');
-    if (!q->commas) break; /* one digit per axis without commas */
   }
   *out = x;
   return 0;
@@ -102,7 +108,7 @@ static int atom(parser *q, const nx_dim **out) {
   const char *st = q->p;
   if (q->p >= q->end) return fail(q, st, "expected an axis");
   char c = *q->p;
-  int64_t n;
+  int64_t n = 0;
   int rc;
   if (isdigit((unsigned char)c)) {
     if ((rc = number(q, &n))) return rc;
@@ -126,6 +132,7 @@ static int atom(parser *q, const nx_dim **out) {
       *out = over ? nx_dim_affine(q->s, n, over, k) : NULL;
       return *out ? 0 : NX_ENOMEM;
     }
+    if (n == INT64_MAX) return fail(q, st, "fixed index too large"); /* its axis would need n + 1 */
     return fresh_fixed(q, n, out);
   }
   if (c == '_' && (!q->commas || q->p + 1 >= q->end || !ident_char(q->p[1]))) {
@@ -185,7 +192,7 @@ static int row(parser *q, const char *b, const char *e, int kind, const nx_row *
       if (*q->p != ',') return fail(q, q->p, "expected ','");
       q->p++;
       skip(q);
-      if (q->p >= q->end) return fail(q, q->p, "expected an axis after ','");
+      if (q->p >= q->end) break; /* a trailing comma */
     }
     if (*q->p == '.') {
       const char *st = q->p;
@@ -234,8 +241,26 @@ static int shape(parser *q, const char *b, const char *e, const nx_row **rows) {
   return row(q, ob, e, NX_AXIS_OUTPUT, &rows[NX_AXIS_OUTPUT]);
 }
 
+/* Whether spec is in multi-character mode (see the top of this file). */
+static bool multichar(const char *spec) {
+  for (const char *p = spec; *p; p++)
+    if (strchr(",*+^&<", *p) || (*p == '=' && p[1] != '>')) return true;
+  return false;
+}
+
+/* OCANNL's check: a name that labels a dim and a row variable in one spec. */
+static int name_clash(parser *q) {
+  const nx__spec_env *e = q->env;
+  for (int i = 0; i < e->ndims; i++)
+    for (int j = 0; j < e->nrows; j++)
+      if (!strcmp(e->dim_names[i], e->row_names[j]))
+        return nx__error(q->s, NULL, "Name '%s' is used as both a dimension variable and a row variable in spec: %s",
+                         e->dim_names[i], q->spec);
+  return 0;
+}
+
 int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {
-  parser q = {.s = s, .spec = spec, .env = env, .commas = strchr(spec, ',') != NULL};
+  parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec)};
   const char *end = spec + strlen(spec), *arrow = find(spec, end, "=>");
   if (!arrow) return fail(&q, end, "missing '=>'");
   if (find(arrow + 2, end, "=>")) return fail(&q, find(arrow + 2, end, "=>"), "a second '=>'");
@@ -255,7 +280,8 @@ int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx_
   }
   if (find(arrow + 2, end, ";")) return fail(&q, find(arrow + 2, end, ";"), "';' in the result");
   out->noperands = n;
-  return shape(&q, arrow + 2, end, out->rows[3]);
+  if ((rc = shape(&q, arrow + 2, end, out->rows[3]))) return rc;
+  return name_clash(&q);
 }
 
 int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
@@ -281,14 +307,13 @@ int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
         return nx__error(s, NULL, "axis list \"%s\": bad size at position %d", text, (int)(x - text));
       d = d * 10 + (*x - '0');
     }
-    char basis[128] = NX_BASIS_DEFAULT;
+    const char *basis = NX_BASIS_DEFAULT;
     if (eq) {
       const char *lb = st, *le = eq;
       while (isspace((unsigned char)*lb)) lb++;
       while (le > lb && isspace((unsigned char)le[-1])) le--;
-      if (le == lb || le - lb > 100)
-        return nx__error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
-      snprintf(basis, sizeof basis, "%.*s", (int)(le - lb), lb);
+      if (le == lb) return nx__error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
+      if (!(basis = nx__shape_strndup(s, lb, (size_t)(le - lb)))) return NX_ENOMEM;
     }
     if (!(dims[n++] = nx__dim_solved(s, d, basis))) return NX_ENOMEM;
     if (*p == ',') {

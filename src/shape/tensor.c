@@ -88,6 +88,7 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
     if (axes[k]) {
       const nx_row *r;
       int rc = nx__axes_parse(s, axes[k], &r);
+      if (rc == NX_ENOMEM) return nx__fail(rc, "%s: out of memory", fn);
       if (rc) return nx__fail(rc, "%s: %s %s: %s", fn, t->label, kind_names[k], s->err);
       t->rows[k] = r;
     } else if (is_param) {
@@ -231,7 +232,7 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
   if (!rc && sp.noperands != n) rc = nx__error(s, NULL, "Invalid einsum spec (expected %s): %s", count_word(n), spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
-    return nx__fail(rc, "nx_tensor_einsum: %s", s->err);
+    return rc == NX_ENOMEM ? nx__fail(rc, "nx_tensor_einsum: out of memory") : nx__fail(rc, "nx_tensor_einsum: %s", s->err);
   }
   const char *op = t->label;
   for (int k = 0; k < 3; k++) {

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Runs the spec fuzz target without a fuzzer: a built-in corpus, then 10^5
-   random and mutated strings from a fixed seed. A crash, a leak (under
-   ASan) or a hang (ctest's timeout) fails it. */
+   random and mutated strings from a fixed seed. Every program must keep the
+   properties fuzz_spec.c checks after each call (a status of 0 or a shape
+   error with its message, the session tainted exactly after a shape error);
+   a crash, a leak (under ASan) or a hang (ctest's timeout) fails it too. The
+   count of programs that met an error and of those that closed is checked
+   so that neither kind of program goes missing from the run. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../check.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_spec.h"
 
 static const char *corpus[] = {
     "ab|cd->ef => cf|ae->db", "a|i->h; b|h->o => ab|i->o", "...|...->... => 0", "i; j => i->j",
@@ -26,10 +29,23 @@ static uint64_t next(void) {
   return rng;
 }
 
+static long nviolations, ends[4];
+
+static void one(const char *data, size_t n) {
+  char why[512];
+  int end;
+  int bad = nx_test_shape_fuzz_program((const uint8_t *)data, n, why, sizeof why, &end);
+  ends[end]++;
+  if (bad) {
+    nviolations++;
+    CHECK(0, "program \"%.*s\": %s", (int)n, data, why);
+  }
+}
+
 int main(void) {
   const char alphabet[] = "abcijkor.,;|->=>^*+_0123 456789xyz";
   int ncorpus = (int)(sizeof corpus / sizeof *corpus);
-  for (int i = 0; i < ncorpus; i++) LLVMFuzzerTestOneInput((const uint8_t *)corpus[i], strlen(corpus[i]));
+  for (int i = 0; i < ncorpus; i++) one(corpus[i], strlen(corpus[i]));
   char buf[64];
   for (long it = 0; it < 100000; it++) {
     size_t n;
@@ -55,8 +71,13 @@ int main(void) {
       n = next() % 40;
       for (size_t i = 0; i < n; i++) buf[i] = alphabet[next() % (sizeof alphabet - 1)];
     }
-    LLVMFuzzerTestOneInput((const uint8_t *)buf, n);
+    one(buf, n);
   }
-  CHECK(1, "survived");
+  CHECK(nviolations == 0, "%ld of 100000 programs broke a property", nviolations);
+  CHECK(ends[FUZZ_CLOSED] >= 20 && ends[FUZZ_SHAPE_ERROR] > 100 && ends[FUZZ_SPEC_REFUSED] > 100,
+        "programs closed %ld, met a shape error %ld, refused %ld", ends[FUZZ_CLOSED], ends[FUZZ_SHAPE_ERROR],
+        ends[FUZZ_SPEC_REFUSED]);
+  printf("programs: %ld closed, %ld met a shape error, %ld refused\n", ends[FUZZ_CLOSED], ends[FUZZ_SHAPE_ERROR],
+         ends[FUZZ_SPEC_REFUSED]);
   return check_done();
 }

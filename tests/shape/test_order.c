@@ -12,24 +12,25 @@
    the order `perm` gives; the operations follow. */
 static void mlp(const int *perm, char out[4][64]) {
   nx_shape_session *s;
-  nx_shape_session_new(&s);
+  CHECK(nx_shape_session_new(&s) == 0, "session");
   nx_tensor *leaf[6] = {0};
   const char *names[6] = {"w1", "b1", "w2", "b2", "x", "y"};
   for (int i = 0; i < 6; i++) {
-    int k = perm[i];
-    if (k == 4) nx_tensor_term(s, "x", "8", "", "784", &leaf[k]);
-    else if (k == 5) nx_tensor_term(s, "y", "8", "", "10", &leaf[k]);
-    else if (k == 0) nx_tensor_param(s, names[k], NULL, "128", &leaf[k]);
-    else if (k == 2) nx_tensor_param(s, names[k], NULL, NULL, &leaf[k]);
-    else nx_tensor_param(s, names[k], "", NULL, &leaf[k]);
+    int k = perm[i], rc;
+    if (k == 4) rc = nx_tensor_term(s, "x", "8", "", "784", &leaf[k]);
+    else if (k == 5) rc = nx_tensor_term(s, "y", "8", "", "10", &leaf[k]);
+    else if (k == 0) rc = nx_tensor_param(s, names[k], NULL, "128", &leaf[k]);
+    else if (k == 2) rc = nx_tensor_param(s, names[k], NULL, NULL, &leaf[k]);
+    else rc = nx_tensor_param(s, names[k], "", NULL, &leaf[k]);
+    CHECK(rc == 0, "mlp leaf %s: %s", names[k], nx_error_message());
   }
   nx_tensor *m1, *h1, *r1, *m2, *h2, *loss;
-  nx_tensor_compose(s, leaf[0], leaf[4], &m1);
-  nx_tensor_binary(s, "+", m1, leaf[1], &h1);
-  nx_tensor_unary(s, "relu", h1, &r1);
-  nx_tensor_compose(s, leaf[2], r1, &m2);
-  nx_tensor_binary(s, "+", m2, leaf[3], &h2);
-  nx_tensor_binary(s, "-", h2, leaf[5], &loss);
+  CHECK(nx_tensor_compose(s, leaf[0], leaf[4], &m1) == 0, "w1*x: %s", nx_error_message());
+  CHECK(nx_tensor_binary(s, "+", m1, leaf[1], &h1) == 0, "+b1: %s", nx_error_message());
+  CHECK(nx_tensor_unary(s, "relu", h1, &r1) == 0, "relu: %s", nx_error_message());
+  CHECK(nx_tensor_compose(s, leaf[2], r1, &m2) == 0, "w2*: %s", nx_error_message());
+  CHECK(nx_tensor_binary(s, "+", m2, leaf[3], &h2) == 0, "+b2: %s", nx_error_message());
+  CHECK(nx_tensor_binary(s, "-", h2, leaf[5], &loss) == 0, "-y: %s", nx_error_message());
   int rc = nx_shape_finish(s);
   nx_tensor *show[4] = {leaf[0], leaf[1], leaf[2], loss};
   for (int i = 0; i < 4; i++)
@@ -63,15 +64,20 @@ static void permutations(void) {
         }
     }
     nx_shape_session *s;
-    nx_shape_session_new(&s);
+    CHECK(nx_shape_session_new(&s) == 0, "session");
     const nx_dim *al = nx_dim_var(s, "alpha"), *be = nx_dim_var(s, "beta");
-    for (int i = 0; i < 5; i++) switch (p[i]) {
-      case 0: nx_shape_add_dim_ineq(s, dd(s, 3), al, &O); break;
-      case 1: nx_shape_add_dim_ineq(s, al, be, &O); break;
-      case 2: nx_shape_add_dim_ineq(s, dd(s, 5), be, &O); break;
-      case 3: nx_shape_add_terminal_dim(s, false, al, &O); break;
-      case 4: nx_shape_add_terminal_dim(s, false, be, &O); break;
+    CHECK(al && be, "variables");
+    for (int i = 0; i < 5; i++) {
+      int rc = -1;
+      switch (p[i]) {
+      case 0: rc = nx_shape_add_dim_ineq(s, dd(s, 3), al, &O); break;
+      case 1: rc = nx_shape_add_dim_ineq(s, al, be, &O); break;
+      case 2: rc = nx_shape_add_dim_ineq(s, dd(s, 5), be, &O); break;
+      case 3: rc = nx_shape_add_terminal_dim(s, false, al, &O); break;
+      case 4: rc = nx_shape_add_terminal_dim(s, false, be, &O); break;
       }
+      CHECK(rc == 0, "permutation %d, constraint %d: %s", a, p[i], nx_error_message());
+    }
     int rc = solve_range(s, 1, 7);
     count += rc == 0 && val(s, al) == 3 && val(s, be) == 1;
     nx_shape_session_free(s);

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Cases ported from OCANNL's own test suite, as data: each is a small
+   program (leaves, operations, closing) and the shapes, captured sizes or
+   errors OCANNL's expected output pins. Each case names its source file and
+   test in OCANNL's repository. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+
+/* One step. T: term name batch input output (NULL rows are inferred);
+   P: param name input output; E: einsum name spec args...; B: binary "+" of
+   x and y; F: finish; S: name's shape (SIZE style) is x; V: the dim that
+   label x stood for in name's spec is y; W: the product of the row of row
+   variable x in name's spec is y; R: the step before failed with a message
+   holding x. */
+typedef struct {
+  char op;
+  const char *name, *x, *y, *z, *w;
+} step;
+
+typedef struct {
+  const char *source;
+  step steps[16];
+} program;
+
+/* A step lists only the fields its op reads; the rest are NULL. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const program cases[] = {
+    {"test/einsum/test_einsum_capture.ml capture_for_computation",
+     {{'T', "x", "", "", "2,3"}, {'T', "y", "", "", "3,4"}, {'E', "z", "ab;bc=>ac", "x", "y"},
+      {'T', "x2", "", "", "5,7"}, {'E', "y2", "ij=>ji", "x2"}, {'T', "x3", "", "", "2,3,4"},
+      {'T', "y3", "", "", "3,4,5"}, {'E', "z3", "a..r..;..r..b=>ab", "x3", "y3"}, {'F'},
+      {'V', "z", "a", "2"}, {'V', "z", "b", "3"}, {'V', "z", "c", "4"}, {'V', "y2", "i", "5"},
+      {'V', "y2", "j", "7"}, {'W', "z3", "r", "12"}}},
+    {"test/einsum/test_einsum_capture.ml test_set_dim_and_set_equal, Test 5",
+     {{'T', "x_test", "", "", "3,4"}, {'T', "y_test", "", "", "4,5"}, {'E', "z_test", "pq;qr=>pr", "x_test", "y_test"},
+      {'F'}, {'V', "z_test", "p", "3"}, {'V', "z_test", "q", "4"}, {'V', "z_test", "r", "5"}, {'S', "z_test", "3,5"}}},
+    {"test/einsum/test_einsum_capture.ml test_set_dim_and_set_equal, Test 6",
+     {{'T', "x_row", "", "", "2,6"}, {'T', "y_row", "", "", "6,3"}, {'E', "z_row", "a..s..;..s..b=>ab", "x_row", "y_row"},
+      {'F'}, {'W', "z_row", "s", "6"}, {'S', "z_row", "2,3"}}},
+    {"test/einsum/test_einsum_capture.ml name clash, Test 1",
+     {{'T', "x1", "", "", "2,3"}, {'T', "y1", "", "", "3,4"}, {'E', "z1", "..d.., d; d, e => ..d.., e", "x1", "y1"},
+      {'R', NULL,
+       "Name 'd' is used as both a dimension variable and a row variable in spec: ..d.., d; d, e => ..d.., e"}}},
+    {"test/einsum/test_einsum_capture.ml name clash, Test 2",
+     {{'T', "x2", "", "", "2,3,4"}, {'E', "y2", "..v.., v => v, ..v..", "x2"},
+      {'R', NULL, "Name 'v' is used as both a dimension variable and a row variable in spec: ..v.., v => v, ..v.."}}},
+    {"test/einsum/test_einsum_capture.ml name clash, Test 3",
+     {{'T', "x3", "", "", "2,3,4"}, {'T', "y3", "", "", "3,4,5"}, {'E', "z3", "a, ..r..; ..r.., b => a, b", "x3", "y3"},
+      {'F'}, {'S', "z3", "2,5"}}},
+    {"test/operations/test_block_tensor.ml Test 5e (multi-character mode from '^')",
+     {{'T', "a_e", "", "", "2"}, {'T', "b_e", "", "", "3"}, {'P', "c_e", NULL, NULL}, {'T', "fixed7", "", "", "7"},
+      {'E', "cat", "ii; jj; kk => ii^jj^kk", "a_e", "b_e", "c_e"}, {'B', "concat_resid", "cat", "fixed7"}, {'F'},
+      {'S', "concat_resid", "7"}, {'S', "c_e", "2"}, {'V', "cat", "kk", "2"}}},
+    {"test/operations/test_block_tensor.ml Test 5e2",
+     {{'T', "a_mc", "", "", "2"}, {'T', "b_mc", "", "", "3"}, {'T', "c_mc", "", "", "2"}, {'T', "fixed7_mc", "", "", "7"},
+      {'E', "cat", "ii; mm; kk => ii^mm^kk", "a_mc", "b_mc", "c_mc"}, {'B', "concat_mc", "cat", "fixed7_mc"}, {'F'},
+      {'S', "concat_mc", "7"}}},
+    {"test/operations/test_block_tensor.ml Test 5f",
+     {{'T', "pf1", "", "", "2"}, {'T', "pf2", "", "", "3"}, {'T', "fixed5", "", "", "5"},
+      {'E', "cat", "ii; jj => ii^jj", "pf1", "pf2"}, {'B', "concat_2c", "fixed5", "cat"}, {'F'}, {'S', "concat_2c", "5"}}},
+    {"test/operations/test_block_tensor.ml Test 5g",
+     {{'T', "ng1", "", "", "2"}, {'T', "ng2", "", "", "3"}, {'T', "ng3", "", "", "2"}, {'T', "fixed7g", "", "", "7"},
+      {'E', "bc_g", "jj; kk => jj^kk", "ng2", "ng3"}, {'E', "nested_concat", "ii; jjkk => ii^jjkk", "ng1", "bc_g"},
+      {'B', "nested_dim", "nested_concat", "fixed7g"}, {'F'}, {'S', "nested_dim", "7"}, {'S', "bc_g", "5"}}},
+    {"test/einsum/test_einsum_parser.ml test_single_char ('ij;jk=>ik': two axes each)",
+     {{'T', "x", "", "", "2,3"}, {'T', "y", "", "", "3,4"}, {'E', "r", "ij;jk=>ik", "x", "y"}, {'F'}, {'S', "r", "2,4"}}},
+    {"test/einsum/test_einsum_parser.ml test_single_char ('b|i->o')",
+     {{'T', "x", "2", "3", "4"}, {'E', "r", "b|i->o => o|b->i", "x"}, {'F'}, {'S', "r", "4|2->3"}}},
+    {"test/einsum/test_einsum_parser.ml test_multichar ('a, b,': a trailing comma, two axes)",
+     {{'T', "x", "", "", "2,3"}, {'E', "r", "a, b, => b, a", "x"}, {'F'}, {'S', "r", "3,2"}}},
+    {"test/einsum/test_einsum_parser.ml test_multichar ('a, b, c': three axes)",
+     {{'T', "x", "", "", "2,3,4"}, {'E', "r", "a, b, c => c, b, a", "x"}, {'F'}, {'S', "r", "4,3,2"}}},
+    {"test/einsum/test_einsum_parser.ml test_mode_detection ('...a..b' single-char)",
+     {{'T', "x", "", "", "2,3,4,5"}, {'E', "r", "...ab => ba...", "x"}, {'F'}, {'S', "r", "5,4,2,3"}}},
+    {"test/einsum/tensor_puzzles.ml diag ('ii => i', repeated label)",
+     {{'T', "m33", "", "", "3,3"}, {'E', "p4", "ii => i", "m33"}, {'F'}, {'S', "p4", "3"}}},
+};
+#pragma GCC diagnostic pop
+
+static nx_tensor *find(nx_tensor *const *t, const char *const *names, int n, const char *name) {
+  for (int i = n - 1; i >= 0; i--)
+    if (name && !strcmp(names[i], name)) return t[i];
+  return NULL;
+}
+
+static void run(const program *p) {
+  nx_shape_session *s;
+  CHECK(nx_shape_session_new(&s) == 0, "session");
+  nx_tensor *t[16];
+  const char *names[16];
+  int n = 0, rc = 0;
+  char last[1024] = "";
+  for (const step *st = p->steps; st->op; st++) {
+    if (st->op == 'R') {
+      CHECK(rc != 0 && has(last, st->x), "%s: expected an error \"%s\", got %d \"%s\"", p->source, st->x, rc, last);
+      rc = 0;
+      continue;
+    }
+    if (rc) {
+      CHECK(0, "%s: step %c %s failed: %s", p->source, st[-1].op, st[-1].name ? st[-1].name : "", last);
+      break;
+    }
+    nx_tensor *out = NULL, *a = find(t, names, n, st->x), *b = find(t, names, n, st->y);
+    const nx_dim *d;
+    const nx_row *r;
+    int64_t prod = 1;
+    switch (st->op) {
+    case 'T': rc = nx_tensor_term(s, st->name, st->x, st->y, st->z, &out); break;
+    case 'P': rc = nx_tensor_param(s, st->name, st->x, st->y, &out); break;
+    case 'B': rc = nx_tensor_binary(s, "+", a, b, &out); break;
+    case 'F': rc = nx_shape_finish(s); break;
+    case 'E': {
+      nx_tensor *args[3] = {find(t, names, n, st->y), find(t, names, n, st->z), find(t, names, n, st->w)};
+      rc = nx_tensor_einsum(s, st->x, args, st->w ? 3 : st->z ? 2 : 1, &out);
+      break;
+    }
+    case 'S':
+      a = find(t, names, n, st->name);
+      CHECK(a && !strcmp(shape_str(s, a, NX_SHAPE_STYLE_SIZE), st->x), "%s: %s is %s, expected %s", p->source,
+            st->name, a ? shape_str(s, a, NX_SHAPE_STYLE_SIZE) : "?", st->x);
+      break;
+    case 'V':
+      d = nx_tensor_spec_dim(find(t, names, n, st->name), st->x);
+      CHECK(d && val(s, d) == atoll(st->y), "%s: %s's %s is %lld, expected %s", p->source, st->name, st->x,
+            d ? (long long)val(s, d) : -1LL, st->y);
+      break;
+    case 'W':
+      r = nx_tensor_spec_row(find(t, names, n, st->name), st->x);
+      r = r ? nx_shape_row_subst(s, r) : NULL;
+      for (int i = 0; r && i < nx_row_beg_count(r) + nx_row_dims_count(r); i++)
+        prod *= val(s, i < nx_row_beg_count(r) ? nx_row_beg_dim(r, i) : nx_row_dim(r, i - nx_row_beg_count(r)));
+      CHECK(r && !nx_row_var(r) && prod == atoll(st->y), "%s: %s's row %s holds %lld, expected %s", p->source,
+            st->name, st->x, (long long)prod, st->y);
+      break;
+    }
+    if (rc) snprintf(last, sizeof last, "%s", nx_error_message());
+    if (out && n < 16) {
+      t[n] = out;
+      names[n++] = st->name;
+    }
+  }
+  CHECK(rc == 0, "%s: the last step failed: %s", p->source, last);
+  nx_shape_session_free(s);
+}
+
+int main(void) {
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&cases[i]);
+  return check_done();
+}
