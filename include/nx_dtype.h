@@ -182,59 +182,69 @@ NX_FN nx_u64 nx_dtype_max_finite_bits_of(int code) {
   return eb ? nx__max_finite(eb, nx_dtype_fraction_bits_of(code), nx_dtype_saturation_of(code)) : 0;
 }
 
-/* The stores below have no data-dependent branches: every case (normal,
-   subnormal, zero, overflow, infinity, NaN) is computed and the result picked
-   by masks, so a store takes the same time on any data and a loop of stores
-   vectorizes. nx__mask(c) is all ones where c holds, else 0; nx__sel(m, a, b)
-   is a where m is all ones and b where it is 0. */
-NX_FN nx_u64 nx__mask(int c) { return (nx_u64)0 - (nx_u64)(c != 0); }
-NX_FN nx_u64 nx__sel(nx_u64 m, nx_u64 a, nx_u64 b) { return (a & m) | (b & ~m); }
+/* The stores and loads below have no data-dependent branches: every case
+   (normal, subnormal, zero, overflow, infinity, NaN) is computed and the
+   result picked by selects of computed values, which compilers make
+   conditional moves (vector blends in a loop), so a store takes the same
+   time on any data and a loop of them vectorizes. Conditions on the format
+   (eb, fb, inf, ...) are constants once inlined. Where a compiler would
+   branch on a select (gcc does when one side is a rare case), the select is
+   written with a mask: nx__sel(c, a, b) is a where c holds, else b. */
+NX_FN nx_u64 nx__sel(int c, nx_u64 a, nx_u64 b) { return b ^ ((a ^ b) & ((nx_u64)0 - (nx_u64)(c != 0))); }
 
 /* The magnitude a (sign bit clear) of a finite float of exponent width se and
    fraction width sm, rounded once, ties to even, into the format of widths eb
    and fb with its exponent range unbounded above. The result's bits may pass
-   the format's largest finite value (an infinity's do); the caller applies
-   overflow. Subnormal results are kept; a result below half the least
-   subnormal is 0, as is a zero. Requires fb <= sm and a target whose least
-   normal exponent is no lower than the source's, so a subnormal source needs
-   no normalizing: its bits at the source's least exponent already place the
-   target's rounding point. */
+   the format's largest finite value (an infinity's always do, but for a
+   store into the source's own format, where they are the infinity's); the
+   caller applies overflow. Subnormal results are kept; a result below half
+   the least subnormal is 0, as is a zero. Requires fb <= sm, a target whose
+   least normal exponent is no lower than the source's, and, where the two
+   biases differ, a target whose least subnormal is more than twice the
+   source's least normal (so a subnormal source rounds to 0: f64 into every
+   narrower format, f32 into float16 and the 8- and 4-bit ones); where they
+   are equal a subnormal source needs no normalizing, its bits at the least
+   exponent already place the target's rounding point. */
 NX_FN nx_u64 nx__round_mag(nx_u64 a, int se, int sm, int eb, int fb) {
   int sbias = (1 << (se - 1)) - 1, bias = (1 << (eb - 1)) - 1;
-  int sexp = (int)(a >> sm), normal = sexp != 0;
-  nx_u64 sig = (a & (((nx_u64)1 << sm) - 1)) | ((nx_u64)normal << sm);
-  int t = sexp + !normal - sbias + bias; /* the target's biased exponent */
-  int under = (1 - t) & (int)nx__mask(t < 1); /* steps below the least normal */
-  int shift = sm - fb + under;
+  int e = (int)(a >> sm);
+  nx_u64 sig = (a & (((nx_u64)1 << sm) - 1)) | ((nx_u64)1 << sm), q;
+  if (sbias == bias) { /* a subnormal source: no implicit bit, the least exponent */
+    sig ^= (nx_u64)(e == 0) << sm;
+    e += e == 0;
+  }
+  int x = e - sbias + bias - 1; /* the target's biased exponent, less one */
+  int below = -x & -(x < 0);    /* the steps below the least normal exponent */
+  int s = sm - fb + below;      /* the rounding point */
   /* Past sm + 2 the result is 0 all the same; the clamp keeps shifts < 64. */
-  shift -= (shift - (sm + 2)) & (int)nx__mask(shift > sm + 2);
-  /* Ties to even by one add: half a step less one, plus the kept lowest bit,
-     carries exactly when the rest passes half or is half with that bit odd.
-     low & 1 is 0 for a shift of 0, where nothing rounds. */
-  nx_u64 low = ((nx_u64)1 << shift) - 1;
-  nx_u64 q = (sig + (low >> 1) + ((sig >> shift) & low & 1)) >> shift;
+  s = s > sm + 2 ? sm + 2 : s;
+  /* Ties to even by one add: half a step less one, plus the lowest kept bit,
+     carries exactly when the rest passes half or is half with that bit odd. */
+  if (sm == fb) q = sig; /* nothing to round */
+  else q = (sig + (((nx_u64)1 << (s - 1)) - 1) + ((sig >> s) & 1)) >> s;
   /* Adding the exponent to a q that still carries its implicit bit lets a
      rounding carry flow into the exponent: subnormal to normal, binade to binade. */
-  return (((nx_u64)(t - 1) & nx__mask(t >= 1)) << fb) + q;
+  return ((nx_u64)(x + below) << fb) + q;
 }
 
 /* The store rule from a float of widths (se, sm) given by its bits u, into the
-   float format (eb, fb, inf, nan, sat) with fb <= sm: the result's bits. */
+   float format (eb, fb, inf, nan, sat) with fb <= sm, under nx__round_mag's
+   requirements: the result's bits. */
 NX_FN nx_u64 nx__store_float(nx_u64 u, int se, int sm, int eb, int fb, int inf, int nan, int sat) {
   int w = 1 + eb + fb;
   nx_u64 sign = ((u >> (se + sm)) & 1) << (w - 1), a = u & ((((nx_u64)1) << (se + sm)) - 1);
   nx_u64 sexp_all = (((nx_u64)1 << se) - 1) << sm;
   nx_u64 max = nx__max_finite(eb, fb, sat), inf_bits = (((nx_u64)1 << eb) - 1) << fb;
-  nx_u64 over = inf ? inf_bits : max; /* overflow and infinity */
+  nx_u64 over = inf ? inf_bits : max; /* overflow, infinity included */
   nx_u64 r = nx__round_mag(a, se, sm, eb, fb), qnan;
-  r = sign | nx__sel(nx__mask((r > max) | (a == sexp_all)), over, r);
+  r = sign | (r > max ? over : r);
   if (!nan) qnan = 0; /* float4_e2m1fn: +0 */
   else if (!inf) qnan = sign | max | 1; /* float8_e4m3fn: S.1111.111 */
   /* The top fb bits of the fraction (quiet bit and the payload below it),
      made quiet: a signalling NaN whose top payload bits are zero would
      otherwise become an infinity. */
   else qnan = sign | inf_bits | ((a & (((nx_u64)1 << sm) - 1)) >> (sm - fb)) | ((nx_u64)1 << (fb - 1));
-  return nx__sel(nx__mask(a > sexp_all), qnan, r);
+  return nx__sel(a > sexp_all, qnan, r);
 }
 
 /* The store rule from float64 bits for the formats narrower than float64. */
@@ -269,27 +279,26 @@ NX_FN nx_u8 nx_store_float4_e2m1fn_f32(nx_u32 u) { return (nx_u8)nx__store_float
    integer, signed or not; NaN stores as 0. The result is the element's bits
    (two's complement for signed ones). */
 NX_FN nx_u64 nx__store_int(nx_u64 u, int bits, int is_signed) {
-  nx_u64 neg = nx__mask((int)(u >> 63)), a = u & 0x7FFFFFFFFFFFFFFFull;
+  nx_u64 neg = u >> 63, a = u & 0x7FFFFFFFFFFFFFFFull;
   nx_u64 mask = bits == 64 ? ~(nx_u64)0 : ((nx_u64)1 << bits) - 1;
   int x = (int)(a >> 52) - 1023;
   int lim = is_signed ? bits - 1 : bits; /* magnitudes from 2^lim saturate */
   nx_u64 sig = (a & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull;
-  /* The integer part of a magnitude below 2^lim: both shifts clamped into
-     0..63 (out of it, the result is masked off anyway), the one that applies
-     picked. */
+  /* The integer part of a magnitude in [1, 2^lim): both shifts clamped into
+     0..63 (outside, the result is picked from elsewhere), the one that
+     applies picked. */
   int rs = 52 - x, ls = x - 52;
-  rs &= (int)nx__mask(rs > 0);
-  rs -= (rs - 63) & (int)nx__mask(rs > 63);
-  ls &= (int)nx__mask(ls > 0) & 63;
-  nx_u64 mag = nx__sel(nx__mask(x <= 52), sig >> rs, sig << ls), r;
-  nx_u64 big = nx__mask(x >= lim), zero = nx__mask((a > 0x7FF0000000000000ull) | (x < 0)); /* NaN, or |x| < 1 */
+  rs = rs < 0 ? 0 : rs > 63 ? 63 : rs;
+  ls = ls < 0 ? 0 : ls & 63;
+  nx_u64 mag = nx__sel(x <= 52, sig >> rs, sig << ls), r;
   if (is_signed) {
     nx_u64 top = ((nx_u64)1 << lim) - 1; /* lim <= 63 */
-    r = nx__sel(big, nx__sel(neg, top + 1, top), nx__sel(neg, (nx_u64)0 - mag, mag)) & mask;
+    /* saturation: -2^lim or 2^lim - 1 */
+    r = nx__sel(x >= lim, top + neg, nx__sel((int)neg, (nx_u64)0 - mag, mag)) & mask;
   } else {
-    r = nx__sel(big, mask, mag) & ~neg;
+    r = nx__sel((int)neg, 0, nx__sel(x >= lim, mask, mag));
   }
-  return r & ~zero;
+  return nx__sel((a > 0x7FF0000000000000ull) | (x < 0), 0, r); /* NaN, or |x| < 1 */
 }
 
 /* Booleans store x != 0: true for NaN, false for -0. */
@@ -329,20 +338,22 @@ NX_FN nx_u64 nx__load_float(nx_u64 b, int eb, int fb, int inf, int nan, int de, 
   int bias = (1 << (eb - 1)) - 1, dbias = (1 << (de - 1)) - 1, emax = (1 << eb) - 1;
   nx_u64 sign = (b >> (eb + fb)) & 1, fmask = ((nx_u64)1 << fb) - 1, f = b & fmask;
   nx_u64 dall = (((nx_u64)1 << de) - 1) << dm, r, g = f;
-  int e = (int)((b >> fb) & (nx_u64)emax), x = 1 - bias, st;
+  int e = (int)((b >> fb) & (nx_u64)emax), x = 1 - bias;
   /* A subnormal's normalization: shift its leading one up to bit fb, by a
      binary search of fixed length (the steps are powers of two summing to at
      least fb, each taken iff the bits it would skip are zero). */
-  for (st = 16; st >= 1; st >>= 1)
-    if (st <= fb) {
-      nx_u64 m = nx__mask((g >> (fb + 1 - st)) == 0);
-      g = nx__sel(m, g << st, g);
-      x -= st & (int)m;
-    }
-  r = nx__sel(nx__mask(e != 0), ((nx_u64)(e - bias + dbias) << dm) | (f << (dm - fb)),
-              nx__sel(nx__mask(f != 0), ((nx_u64)(x + dbias) << dm) | ((g & fmask) << (dm - fb)), 0));
-  if (inf) r = nx__sel(nx__mask(e == emax), dall | (f << (dm - fb)), r); /* infinity or NaN */
-  else if (nan) r = nx__sel(nx__mask((e == emax) & (f == fmask)), dall | ((nx_u64)1 << (dm - 1)), r);
+#define NX__NORM_STEP(st)                                   \
+  if ((st) <= fb) {                                         \
+    int k = (st) & -(int)((g >> (fb + 1 - (st))) == 0);     \
+    g <<= k;                                                \
+    x -= k;                                                 \
+  }
+  NX__NORM_STEP(16) NX__NORM_STEP(8) NX__NORM_STEP(4) NX__NORM_STEP(2) NX__NORM_STEP(1)
+#undef NX__NORM_STEP
+  r = nx__sel(e != 0, ((nx_u64)(e - bias + dbias) << dm) | (f << (dm - fb)),
+              nx__sel(f != 0, ((nx_u64)(x + dbias) << dm) | ((g & fmask) << (dm - fb)), 0));
+  if (inf) r = nx__sel(e == emax, dall | (f << (dm - fb)), r); /* infinity or NaN */
+  else if (nan) r = nx__sel((e == emax) & (f == fmask), dall | ((nx_u64)1 << (dm - 1)), r);
   return (sign << (de + dm)) | r;
 }
 
