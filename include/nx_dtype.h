@@ -635,6 +635,27 @@ NX_API double nx_dtype_load_bits(int code, uint64_t bits);
    float32, 2.5 not an int8) or the buffer is too small. */
 NX_API int nx_dtype_format_value(int code, double x, char *buf, size_t cap);
 
+/* nx_dtype_store_n(dt, x, out, n) stores the n doubles x[0], ..., x[n-1]
+   into n elements of dt at out, each the bits nx_dtype_store_bits(dt, x[i])
+   gives, in the element's byte width (a complex element: x[i] as its real
+   part and a zero imaginary part). Sub-byte elements pack little-endian in
+   ceil(n * bits / 8) bytes, element 0 in the low bits; the bits of a last
+   partial byte past element n - 1 keep their values. out needs no alignment;
+   x and out must not overlap. Vectorized where the CPU allows; the same bits
+   on every CPU. Returns 0.
+   Fails with NX_EINVAL, nothing written, if dt is not a dtype, x or out is
+   NULL, or n < 0. */
+NX_API int nx_dtype_store_n(nx_dtype dt, const double *x, void *out, int64_t n);
+
+/* nx_dtype_load_n(dt, in, x, n) sets x[i], for i < n, to the value of
+   element i of the n elements of dt at in (laid out as nx_dtype_store_n
+   writes them): the double nx_dtype_load_bits gives for its bits (a complex
+   element: its real part). in needs no alignment; in and x must not overlap.
+   Returns 0.
+   Fails with NX_EINVAL, nothing written, if dt is not a dtype, in or x is
+   NULL, or n < 0. */
+NX_API int nx_dtype_load_n(nx_dtype dt, const void *in, double *x, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif
