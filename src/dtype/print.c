@@ -181,6 +181,14 @@ static text_table *table_of(int code) {
    NX_DTYPE_PP_MAX): its
    length, or -1 if u is not a value of the format. */
 static int float_text(int code, uint64_t u, char *out) {
+  /* float64 and float32 first, without the switches by code: every double
+     is a float64 value, and a float32 one is its own store's load. */
+  if (code == NX_FLOAT64) return format_float_direct(code, u, u, out);
+  if (code == NX_FLOAT32) {
+    uint64_t b = nx_store_float32_f64(u);
+    if ((u & 0x7FFFFFFFFFFFFFFFull) <= 0x7FF0000000000000ull && nx_load_float32_f64((uint32_t)b) != u) return -1;
+    return format_float_direct(code, u, b, out);
+  }
   uint64_t b = nx_dtype_store_f64bits(code, u);
   if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
     if (!nx_dtype_has_nans(code)) return -1;
@@ -278,6 +286,12 @@ int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
   static const char fn[] = "nx_dtype_format_value";
   nx_value v;
   memset(&v, 0, sizeof v);
+  /* The common case straight to the text: a float64 or float32 value and a
+     buffer for any text. Anything else, errors included, takes the general path. */
+  if ((code == NX_FLOAT64 || code == NX_FLOAT32) && buf != NULL && cap >= NX_DTYPE_PP_MAX) {
+    int len = float_text(code, nx__f64_bits(x), buf);
+    if (len >= 0) return len;
+  }
   if (!nx__dtype_valid(fn, (nx_dtype)code)) return -1;
   nx_dtype dt = (nx_dtype)code;
   switch (nx_dtype_kind_of(code)) {

@@ -154,6 +154,19 @@ static inline uint64_t rop(uint64_t cb, int q, int k) {
   return rop_undecided(cb, q, k, fl);
 }
 
+/* rop(cb) for a cb below 2^27 (formats of up to 24 bits of precision, whose
+   X stays below 2^32), from the top 64 bits of g rounded up: P' = cb *
+   (g_hi + 1) / 2^sh is at least X and above it by less than X / 2^61 <
+   2^-29, so a fraction of P' of at least 2^-28 gives floor(X) and says X is
+   no integer. Otherwise the 126-bit rop decides. */
+static inline uint64_t rop_short(uint64_t cb, int q, int k) {
+  int row = k - NX__K_MIN, c = -q - nx__pow10[row].r - 92; /* sh - 28, within 28..38 */
+  u128 p = (u128)cb * (nx__pow10[row].hi + 1);
+  uint64_t t = (uint64_t)(p >> c); /* P' < 2^89: t < 2^61 */
+  if (force_exact || !(t & ((1u << 28) - 1))) return rop(cb, q, k);
+  return t >> 28 | 1;
+}
+
 /* r without the trailing zeros of r.d (nonzero), without division: d is a
    multiple of 10^k iff rotr(d * 5^-k, k) <= (2^64 - 1) / 10^k, with 5^-k the
    inverse of 5^k modulo 2^64, and then that rotation is d / 10^k. One zero,
@@ -182,7 +195,9 @@ nx__decimal nx__shortest(uint64_t c, int q, bool bottom) {
   int out = (int)(c & 1);
   uint64_t cb = c << 2, cbr = cb + 2, cbl = bottom ? cb - 1 : cb - 2;
   int k = bottom ? flog10_three_quarters_pow2(q) : flog10_pow2(q);
-  uint64_t vb = rop(cb, q, k), vbl = rop(cbl, q, k), vbr = rop(cbr, q, k);
+  uint64_t vb, vbl, vbr;
+  if (cbr < ((uint64_t)1 << 27)) vb = rop_short(cb, q, k), vbl = rop_short(cbl, q, k), vbr = rop_short(cbr, q, k);
+  else vb = rop(cb, q, k), vbl = rop(cbl, q, k), vbr = rop(cbr, q, k);
   uint64_t s = vb >> 2, t = s + 1;
   nx__decimal r;
   if (s >= 10) { /* a multiple of 10^(k+1) in the interval is shorter */
