@@ -206,22 +206,26 @@ NX_FN nx_u64 nx__sel(int c, nx_u64 a, nx_u64 b) { return b ^ ((a ^ b) & ((nx_u64
    are equal a subnormal source needs no normalizing, its bits at the least
    exponent already place the target's rounding point. */
 NX_FN nx_u64 nx__round_mag(nx_u64 a, int se, int sm, int eb, int fb) {
-  int sbias = (1 << (se - 1)) - 1, bias = (1 << (eb - 1)) - 1;
-  int e = (int)(a >> sm);
+  /* Exponent arithmetic in 64 bits, the width of the bits: a vectorizer
+     keeps every lane the same width. */
+  nx_i64 sbias = (1 << (se - 1)) - 1, bias = (1 << (eb - 1)) - 1;
+  nx_i64 e = (nx_i64)(a >> sm);
   nx_u64 sig = (a & (((nx_u64)1 << sm) - 1)) | ((nx_u64)1 << sm), q;
   if (sbias == bias) { /* a subnormal source: no implicit bit, the least exponent */
-    sig ^= (nx_u64)(e == 0) << sm;
-    e += e == 0;
+    nx_u64 z = (nx_u64)(e == 0);
+    sig ^= z << sm;
+    e += (nx_i64)z;
   }
-  int x = e - sbias + bias - 1; /* the target's biased exponent, less one */
-  int below = -x & -(x < 0);    /* the steps below the least normal exponent */
-  int s = sm - fb + below;      /* the rounding point */
+  nx_i64 x = e - sbias + bias - 1;          /* the target's biased exponent, less one */
+  nx_i64 below = -x & -(nx_i64)(x < 0);     /* the steps below the least normal exponent */
+  nx_i64 s = sm - fb + below;               /* the rounding point */
   /* Past sm + 2 the result is 0 all the same; the clamp keeps shifts < 64. */
   s = s > sm + 2 ? sm + 2 : s;
+  nx_u64 su = (nx_u64)s;
   /* Ties to even by one add: half a step less one, plus the lowest kept bit,
      carries exactly when the rest passes half or is half with that bit odd. */
   if (sm == fb) q = sig; /* nothing to round */
-  else q = (sig + (((nx_u64)1 << (s - 1)) - 1) + ((sig >> s) & 1)) >> s;
+  else q = (sig + (((nx_u64)1 << (su - 1)) - 1) + ((sig >> su) & 1)) >> su;
   /* Adding the exponent to a q that still carries its implicit bit lets a
      rounding carry flow into the exponent: subnormal to normal, binade to binade. */
   return ((nx_u64)(x + below) << fb) + q;
@@ -281,16 +285,16 @@ NX_FN nx_u8 nx_store_float4_e2m1fn_f32(nx_u32 u) { return (nx_u8)nx__store_float
 NX_FN nx_u64 nx__store_int(nx_u64 u, int bits, int is_signed) {
   nx_u64 neg = u >> 63, a = u & 0x7FFFFFFFFFFFFFFFull;
   nx_u64 mask = bits == 64 ? ~(nx_u64)0 : ((nx_u64)1 << bits) - 1;
-  int x = (int)(a >> 52) - 1023;
-  int lim = is_signed ? bits - 1 : bits; /* magnitudes from 2^lim saturate */
+  nx_i64 x = (nx_i64)(a >> 52) - 1023; /* 64 bits, as the stores of floats */
+  nx_i64 lim = is_signed ? bits - 1 : bits; /* magnitudes from 2^lim saturate */
   nx_u64 sig = (a & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull;
   /* The integer part of a magnitude in [1, 2^lim): both shifts clamped into
      0..63 (outside, the result is picked from elsewhere), the one that
      applies picked. */
-  int rs = 52 - x, ls = x - 52;
+  nx_i64 rs = 52 - x, ls = x - 52;
   rs = rs < 0 ? 0 : rs > 63 ? 63 : rs;
   ls = ls < 0 ? 0 : ls & 63;
-  nx_u64 mag = nx__sel(x <= 52, sig >> rs, sig << ls), r;
+  nx_u64 mag = nx__sel(x <= 52, sig >> (nx_u64)rs, sig << (nx_u64)ls), r;
   if (is_signed) {
     nx_u64 top = ((nx_u64)1 << lim) - 1; /* lim <= 63 */
     /* saturation: -2^lim or 2^lim - 1 */
@@ -338,14 +342,14 @@ NX_FN nx_u64 nx__load_float(nx_u64 b, int eb, int fb, int inf, int nan, int de, 
   int bias = (1 << (eb - 1)) - 1, dbias = (1 << (de - 1)) - 1, emax = (1 << eb) - 1;
   nx_u64 sign = (b >> (eb + fb)) & 1, fmask = ((nx_u64)1 << fb) - 1, f = b & fmask;
   nx_u64 dall = (((nx_u64)1 << de) - 1) << dm, r, g = f;
-  int e = (int)((b >> fb) & (nx_u64)emax), x = 1 - bias;
+  nx_i64 e = (nx_i64)((b >> fb) & (nx_u64)emax), x = 1 - bias; /* 64 bits, as in the stores */
   /* A subnormal's normalization: shift its leading one up to bit fb, by a
      binary search of fixed length (the steps are powers of two summing to at
      least fb, each taken iff the bits it would skip are zero). */
 #define NX__NORM_STEP(st)                                   \
   if ((st) <= fb) {                                         \
-    int k = (st) & -(int)((g >> (fb + 1 - (st))) == 0);     \
-    g <<= k;                                                \
+    nx_i64 k = (st) & -(nx_i64)((g >> (fb + 1 - (st))) == 0); \
+    g <<= (nx_u64)k;                                        \
     x -= k;                                                 \
   }
   NX__NORM_STEP(16) NX__NORM_STEP(8) NX__NORM_STEP(4) NX__NORM_STEP(2) NX__NORM_STEP(1)

@@ -29,6 +29,16 @@
 #include "bulk_kernels.h"
 #undef NX__ISA
 #undef NX__TARGET
+#include "bulk_avx512.h"
+
+/* AVX-512: the float formats eight at a time, the rest of them (and every
+   other dtype) by the loops. A packed format's rest starts on a byte: 8
+   elements fill whole bytes. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,bmi2"))) static void store_n_avx512_floats(
+    int code, const double *x, void *out, int64_t n) {
+  int64_t done = store_floats_avx512(code, x, out, n);
+  store_n_avx512(code, x + done, (uint8_t *)out + done * nx_dtype_bits_of(code) / 8, n - done);
+}
 #endif
 
 /* The best level this CPU runs: 0 plain, 1 AVX2, 2 AVX-512 (F, BW, VL, DQ). */
@@ -77,7 +87,7 @@ static bool valid(const char *fn, nx_dtype dt, const void *x, const char *xn, co
 typedef void store_loops(int, const double *, void *, int64_t);
 typedef void load_loops(int, const void *, double *, int64_t);
 #if defined(HAVE_X86)
-static store_loops *const stores[] = {store_n_plain, store_n_avx2, store_n_avx512};
+static store_loops *const stores[] = {store_n_plain, store_n_avx2, store_n_avx512_floats};
 static load_loops *const loads[] = {load_n_plain, load_n_avx2, load_n_avx512};
 #else
 static store_loops *const stores[] = {store_n_plain};
