@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "nx_array.h"
+#include "../median.h"
 
 static double now(void) {
   struct timespec t;
@@ -22,16 +23,6 @@ static nx_answer empty_kernel(void *ctx, const nx_operand *ops, int nw, int nr) 
   return NX_DONE;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of n times (sorted in place). */
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, by_value);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 #define BEST(var, reps, body)                               \
   do {                                                      \

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "nx_dtype.h"
+#include "../median.h"
 
 int bench_to_chars_f64(double x, char *buf, int cap);
 int bench_to_chars_f32(float x, char *buf, int cap);
@@ -158,14 +159,6 @@ static void decimal_of(const char *t, char *digits, int *exp10) {
   *exp10 = e + intlen - lead - 1;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, by_value);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 #define PN (1 << 20)
 static void print_bench(int code, const char *set, int rounds) {

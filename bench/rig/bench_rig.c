@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "nx_rig.h"
+#include "../median.h"
 
 static double now(void) {
   struct timespec t;
@@ -53,16 +54,6 @@ static void nothing(void *ctx) { (void)ctx; }
 
 #define ROUNDS 7
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of n times (sorted in place). */
-static double median(double *t, int n) {
-  qsort(t, (size_t)n, sizeof *t, by_value);
-  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 int main(void) {
   claimer one, two[2];
