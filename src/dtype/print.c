@@ -31,7 +31,7 @@ static int ndigits(uint64_t d) {
 
 /* The 8 digits of r < 10^8 into p[0 .. 8): four pairs, from independent
    products. */
-static void write8(char *p, uint32_t r) {
+static inline void write8(char *p, uint32_t r) {
   uint32_t a = r / 10000, b = r - 10000 * a;
   uint32_t a1 = a / 100, b1 = b / 100;
   memcpy(p, pairs + 2 * a1, 2);
@@ -43,7 +43,7 @@ static void write8(char *p, uint32_t r) {
 /* d's n digits into p[0 .. n), from the last: eight at a time, then two at
    a time. The divisions are by constants, which the compiler makes
    multiplications. */
-static void write_digits(char *p, uint64_t d, int n) {
+static inline __attribute__((always_inline)) void write_digits(char *p, uint64_t d, int n) {
   char *e = p + n;
   while (d >= 100000000u) {
     uint64_t q = d / 100000000u;
@@ -68,23 +68,26 @@ static int put_digits(char *p, uint64_t d) {
   return n;
 }
 
-/* d * 10^e, positional: d's digits with the point placed, zeros around. */
+/* d * 10^e, positional: d's digits with the point placed, zeros around. p
+   has room for 24 bytes past the text (float_text's COPY), so the copies and
+   fills are of fixed sizes, which compile to a few moves, where the text
+   needs fewer. */
 static int positional(char *p, uint64_t d, int e) {
   int n = ndigits(d), x = e + n - 1;
-  if (e >= 0) { /* an integer: the digits and e zeros */
+  if (e >= 0) { /* an integer: the digits and e zeros (e + n <= 17) */
     write_digits(p, d, n);
-    memset(p + n, '0', (size_t)e);
+    memset(p + n, '0', 16);
     return n + e;
   }
-  if (x >= 0) { /* the point inside: the digits one place on, the leading ones moved back */
-    write_digits(p + 1, d, n);
-    memmove(p, p + 1, (size_t)x + 1);
+  if (x >= 0) { /* the point inside: x + 1 digits, the point, the rest */
+    char t[40];
+    write_digits(t, d, n);
+    memcpy(p, t, 16);
     p[x + 1] = '.';
+    memcpy(p + x + 2, t + x + 1, 16);
     return n + 1;
   }
-  p[0] = '0'; /* 0.000ddd */
-  p[1] = '.';
-  memset(p + 2, '0', (size_t)(-x - 1));
+  memcpy(p, "0.000", 5); /* 0.000ddd: x >= -4 from 1e-4 up */
   write_digits(p + 1 - x, d, n);
   return n + 1 - x;
 }
@@ -175,6 +178,25 @@ static text_table *table_of(int code) {
   return t;
 }
 
+/* Whether the double of bits u is a float32 value (a NaN counts as one),
+   and if so its float32 bits in *b: a normal float32 keeps only the top 23
+   of the 52 fraction bits, a subnormal one fewer, by how far its exponent
+   lies below the least normal's. Integer tests, cheaper than a store and a
+   load. */
+static bool float32_bits(uint64_t u, uint64_t *b) {
+  uint64_t a = u & 0x7FFFFFFFFFFFFFFFull, sign = (u >> 63) << 31, f = a & 0xFFFFFFFFFFFFFull;
+  int64_t e = (int64_t)(a >> 52); /* biased: 897 is float32's least normal exponent, 1150 its greatest */
+  if (a == 0 || a >= 0x7FF0000000000000ull) { /* zeros, infinities, NaNs: as the store gives them */
+    *b = nx_store_float32_f64(u);
+    return true;
+  }
+  if (e < 874 || e > 1150) return false; /* below half float32's least subnormal, or past its range */
+  int t = e >= 897 ? 29 : 29 + (int)(897 - e); /* the fraction bits that must be zero */
+  if (f & (((uint64_t)1 << t) - 1)) return false;
+  *b = sign | (e >= 897 ? (uint64_t)(e - 896) << 23 | f >> 29 : (f | (uint64_t)1 << 52) >> t);
+  return true;
+}
+
 /* The text of the float64 bits u as a value of float format `code` (or a
    complex one's component) into out, which has room for COPY bytes past any
    text (a complex text's second part starts at most 26 bytes into its
@@ -185,8 +207,8 @@ static int float_text(int code, uint64_t u, char *out) {
      is a float64 value, and a float32 one is its own store's load. */
   if (code == NX_FLOAT64) return format_float_direct(code, u, u, out);
   if (code == NX_FLOAT32) {
-    uint64_t b = nx_store_float32_f64(u);
-    if ((u & 0x7FFFFFFFFFFFFFFFull) <= 0x7FF0000000000000ull && nx_load_float32_f64((uint32_t)b) != u) return -1;
+    uint64_t b;
+    if (!float32_bits(u, &b)) return -1;
     return format_float_direct(code, u, b, out);
   }
   uint64_t b = nx_dtype_store_f64bits(code, u);
