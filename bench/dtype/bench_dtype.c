@@ -160,11 +160,12 @@ static void decimal_of(const char *t, char *digits, int *exp10) {
 }
 
 
+static volatile long sink; /* keeps the timed loops' results alive */
+
 #define PN (1 << 20)
 static void print_bench(int code, const char *set, int rounds) {
   static double xs[PN];
   static float fs[PN];
-  static volatile long sink;
   int f32 = code == NX_FLOAT32;
   for (int i = 0; i < PN; i++) {
     if (strcmp(set, "normal") == 0) { /* Irwin-Hall: 12 uniforms less 6 */
