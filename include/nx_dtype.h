@@ -183,75 +183,77 @@ NX_FN nx_u64 nx_dtype_max_finite_bits_of(int code) {
   return eb ? nx__max_finite(eb, nx_dtype_fraction_bits_of(code), nx_dtype_saturation_of(code)) : 0;
 }
 
-/* The magnitude a (sign bit clear) of a finite, nonzero float of exponent width
-   se and fraction width sm, rounded once, ties to even, into the format of
-   widths eb and fb with its exponent range unbounded above. The result's bits
-   may pass the format's largest finite value; the caller applies overflow.
-   Subnormal results are kept; a result below half the least subnormal is 0.
-   Requires fb <= sm and a target whose least normal exponent is no lower than
-   the source's, so a subnormal source needs no normalizing: its bits at the
-   source's least exponent already place the target's rounding point. */
+/* The stores and loads below have no data-dependent branches: every case
+   (normal, subnormal, zero, overflow, infinity, NaN) is computed and the
+   result picked by selects of computed values, which compilers make
+   conditional moves (vector blends in a loop), so a store takes the same
+   time on any data and a loop of them vectorizes. Conditions on the format
+   (eb, fb, inf, ...) are constants once inlined. Where a compiler would
+   branch on a select (gcc does when one side is a rare case), the select is
+   written with a mask: nx__sel(c, a, b) is a where c holds, else b. */
+NX_FN nx_u64 nx__sel(int c, nx_u64 a, nx_u64 b) { return b ^ ((a ^ b) & ((nx_u64)0 - (nx_u64)(c != 0))); }
+
+/* The magnitude a (sign bit clear) of a finite float of exponent width se and
+   fraction width sm, rounded once, ties to even, into the format of widths eb
+   and fb with its exponent range unbounded above. The result's bits may pass
+   the format's largest finite value (an infinity's always do, but for a
+   store into the source's own format, where they are the infinity's); the
+   caller applies overflow. Subnormal results are kept; a result below half
+   the least subnormal is 0, as is a zero. Requires fb <= sm, a target whose
+   least normal exponent is no lower than the source's, and, where the two
+   biases differ, a target whose least subnormal is more than twice the
+   source's least normal (so a subnormal source rounds to 0: f64 into every
+   narrower format, f32 into float16 and the 8- and 4-bit ones); where they
+   are equal a subnormal source needs no normalizing, its bits at the least
+   exponent already place the target's rounding point. */
 NX_FN nx_u64 nx__round_mag(nx_u64 a, int se, int sm, int eb, int fb) {
-  int sbias = (1 << (se - 1)) - 1, bias = (1 << (eb - 1)) - 1;
-  int sexp = (int)(a >> sm);
-  nx_u64 sig = (a & (((nx_u64)1 << sm) - 1)) | ((nx_u64)(sexp != 0) << sm);
-  int t = (sexp != 0 ? sexp : 1) - sbias + bias; /* the target's biased exponent */
-  int shift = sm - fb + (t < 1 ? 1 - t : 0);
-  if (shift > sm + 2) shift = sm + 2; /* gives 0 all the same, and keeps shifts < 64 */
-  nx_u64 q = sig;
-  if (shift > 0) {
-    nx_u64 rest = sig & (((nx_u64)1 << shift) - 1), halfway = (nx_u64)1 << (shift - 1);
-    q = sig >> shift;
-    q += (rest > halfway) | ((rest == halfway) & (q & 1));
+  /* Exponent arithmetic in 64 bits, the width of the bits: a vectorizer
+     keeps every lane the same width. */
+  nx_i64 sbias = (1 << (se - 1)) - 1, bias = (1 << (eb - 1)) - 1;
+  nx_i64 e = (nx_i64)(a >> sm);
+  nx_u64 sig = (a & (((nx_u64)1 << sm) - 1)) | ((nx_u64)1 << sm), q;
+  if (sbias == bias) { /* a subnormal source: no implicit bit, the least exponent */
+    nx_u64 z = (nx_u64)(e == 0);
+    sig ^= z << sm;
+    e += (nx_i64)z;
   }
+  nx_i64 x = e - sbias + bias - 1;          /* the target's biased exponent, less one */
+  nx_i64 below = -x & -(nx_i64)(x < 0);     /* the steps below the least normal exponent */
+  nx_i64 s = sm - fb + below;               /* the rounding point */
+  /* Past sm + 2 the result is 0 all the same; the clamp keeps shifts < 64. */
+  s = s > sm + 2 ? sm + 2 : s;
+  nx_u64 su = (nx_u64)s;
+  /* Ties to even by one add: half a step less one, plus the lowest kept bit,
+     carries exactly when the rest passes half or is half with that bit odd. */
+  if (sm == fb) q = sig; /* nothing to round */
+  else q = (sig + (((nx_u64)1 << (su - 1)) - 1) + ((sig >> su) & 1)) >> su;
   /* Adding the exponent to a q that still carries its implicit bit lets a
      rounding carry flow into the exponent: subnormal to normal, binade to binade. */
-  return t >= 1 ? ((nx_u64)(t - 1) << fb) + q : q;
+  return ((nx_u64)(x + below) << fb) + q;
 }
 
 /* The store rule from a float of widths (se, sm) given by its bits u, into the
-   float format (eb, fb, inf, nan, sat) with fb <= sm: the result's bits. */
+   float format (eb, fb, inf, nan, sat) with fb <= sm, under nx__round_mag's
+   requirements: the result's bits. */
 NX_FN nx_u64 nx__store_float(nx_u64 u, int se, int sm, int eb, int fb, int inf, int nan, int sat) {
-  nx_u64 sign = (u >> (se + sm)) & 1, a = u & ((((nx_u64)1) << (se + sm)) - 1);
+  int w = 1 + eb + fb;
+  nx_u64 sign = ((u >> (se + sm)) & 1) << (w - 1), a = u & ((((nx_u64)1) << (se + sm)) - 1);
   nx_u64 sexp_all = (((nx_u64)1 << se) - 1) << sm;
   nx_u64 max = nx__max_finite(eb, fb, sat), inf_bits = (((nx_u64)1 << eb) - 1) << fb;
-  nx_u64 r;
-  int w = 1 + eb + fb;
-  if (a > sexp_all) { /* NaN */
-    if (!nan) return 0; /* float4_e2m1fn: +0 */
-    if (!inf) return (sign << (w - 1)) | max | 1; /* float8_e4m3fn: S.1111.111 */
-    /* The top fb bits of the fraction (quiet bit and the payload below it),
-       made quiet: a signalling NaN whose top payload bits are zero would
-       otherwise become an infinity. */
-    r = inf_bits | ((a & (((nx_u64)1 << sm) - 1)) >> (sm - fb)) | ((nx_u64)1 << (fb - 1));
-    return (sign << (w - 1)) | r;
-  }
-  if (a == sexp_all) r = inf ? inf_bits : max;
-  else if (a == 0) r = 0;
-  else {
-    r = nx__round_mag(a, se, sm, eb, fb);
-    if (r > max) r = inf ? inf_bits : max;
-  }
-  return (sign << (w - 1)) | r;
+  nx_u64 over = inf ? inf_bits : max; /* overflow, infinity included */
+  nx_u64 r = nx__round_mag(a, se, sm, eb, fb), qnan;
+  r = sign | (r > max ? over : r);
+  if (!nan) qnan = 0; /* float4_e2m1fn: +0 */
+  else if (!inf) qnan = sign | max | 1; /* float8_e4m3fn: S.1111.111 */
+  /* The top fb bits of the fraction (quiet bit and the payload below it),
+     made quiet: a signalling NaN whose top payload bits are zero would
+     otherwise become an infinity. */
+  else qnan = sign | inf_bits | ((a & (((nx_u64)1 << sm) - 1)) >> (sm - fb)) | ((nx_u64)1 << (fb - 1));
+  return nx__sel(a > sexp_all, qnan, r);
 }
 
-/* The store rule from float64 bits for the formats narrower than float64,
-   with a fast path for the magnitudes whose result is normal or overflows
-   past the top binade: there rounding is one add on the rebiased bits, its
-   carry flowing into the exponent, and overflow one compare. Everything else
-   (zeros, subnormal results, huge values, infinities, NaNs) takes the general
-   path. */
+/* The store rule from float64 bits for the formats narrower than float64. */
 NX_FN nx_u64 nx__store_from_f64(nx_u64 u, int eb, int fb, int inf, int nan, int sat) {
-  int bias = (1 << (eb - 1)) - 1, sh = 52 - fb;
-  nx_u64 a = u & 0x7FFFFFFFFFFFFFFFull, max = nx__max_finite(eb, fb, sat);
-  nx_u64 lo = (nx_u64)(1023 - bias + 1) << 52;                       /* the least normal */
-  nx_u64 hi = (nx_u64)(1023 - bias + (max >> fb) + 1) << 52;         /* past the top binade */
-  if (a - lo < hi - lo) {
-    nx_u64 m = a - ((nx_u64)(1023 - bias) << 52);
-    nx_u64 r = (m + (((nx_u64)1 << (sh - 1)) - 1) + ((m >> sh) & 1)) >> sh;
-    r = r > max ? (inf ? (((nx_u64)1 << eb) - 1) << fb : max) : r;
-    return ((u >> 63) << (eb + fb)) | r;
-  }
   return nx__store_float(u, 11, 52, eb, fb, inf, nan, sat);
 }
 
@@ -282,20 +284,26 @@ NX_FN nx_u8 nx_store_float4_e2m1fn_f32(nx_u32 u) { return (nx_u8)nx__store_float
    integer, signed or not; NaN stores as 0. The result is the element's bits
    (two's complement for signed ones). */
 NX_FN nx_u64 nx__store_int(nx_u64 u, int bits, int is_signed) {
-  nx_u64 sign = u >> 63, a = u & 0x7FFFFFFFFFFFFFFFull;
+  nx_u64 neg = u >> 63, a = u & 0x7FFFFFFFFFFFFFFFull;
   nx_u64 mask = bits == 64 ? ~(nx_u64)0 : ((nx_u64)1 << bits) - 1;
-  int e = (int)(a >> 52), x = e - 1023;
-  int lim = is_signed ? bits - 1 : bits; /* magnitudes from 2^lim saturate */
-  nx_u64 sig = (a & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull, mag;
-  if (a > 0x7FF0000000000000ull || x < 0) return 0; /* NaN, or |x| < 1 */
+  nx_i64 x = (nx_i64)(a >> 52) - 1023; /* 64 bits, as the stores of floats */
+  nx_i64 lim = is_signed ? bits - 1 : bits; /* magnitudes from 2^lim saturate */
+  nx_u64 sig = (a & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull;
+  /* The integer part of a magnitude in [1, 2^lim): both shifts clamped into
+     0..63 (outside, the result is picked from elsewhere), the one that
+     applies picked. */
+  nx_i64 rs = 52 - x, ls = x - 52;
+  rs = rs < 0 ? 0 : rs > 63 ? 63 : rs;
+  ls = ls < 0 ? 0 : ls & 63;
+  nx_u64 mag = nx__sel(x <= 52, sig >> (nx_u64)rs, sig << (nx_u64)ls), r;
   if (is_signed) {
-    if (x >= lim) return (sign ? (nx_u64)1 << lim : ((nx_u64)1 << lim) - 1) & mask;
-    mag = x <= 52 ? sig >> (52 - x) : sig << (x - 52);
-    return (sign ? (nx_u64)0 - mag : mag) & mask;
+    nx_u64 top = ((nx_u64)1 << lim) - 1; /* lim <= 63 */
+    /* saturation: -2^lim or 2^lim - 1 */
+    r = nx__sel(x >= lim, top + neg, nx__sel((int)neg, (nx_u64)0 - mag, mag)) & mask;
+  } else {
+    r = nx__sel((int)neg, 0, nx__sel(x >= lim, mask, mag));
   }
-  if (sign) return 0;
-  if (x >= lim) return mask;
-  return x <= 52 ? sig >> (52 - x) : sig << (x - 52);
+  return nx__sel((a > 0x7FF0000000000000ull) | (x < 0), 0, r); /* NaN, or |x| < 1 */
 }
 
 /* Booleans store x != 0: true for NaN, false for -0. */
@@ -329,22 +337,28 @@ NX_FN nx_u64 nx_dtype_store_f64bits(int code, nx_u64 u) {
    format (eb, fb, inf, nan, sat) element b: exact, for a destination of at
    least the format's precision and range, its subnormals normal there. A NaN
    keeps its sign and its fraction's bits at the top of the destination's; the
-   e4m3fn NaN gives the quiet NaN of its sign. */
+   e4m3fn NaN gives the quiet NaN of its sign. Without data-dependent branches,
+   as the stores. Requires fb < 32. */
 NX_FN nx_u64 nx__load_float(nx_u64 b, int eb, int fb, int inf, int nan, int de, int dm) {
   int bias = (1 << (eb - 1)) - 1, dbias = (1 << (de - 1)) - 1, emax = (1 << eb) - 1;
-  nx_u64 sign = (b >> (eb + fb)) & 1, f = b & (((nx_u64)1 << fb) - 1);
-  nx_u64 dall = (((nx_u64)1 << de) - 1) << dm, r;
-  int e = (int)((b >> fb) & (nx_u64)emax);
-  if (nan && e == emax && (inf ? f != 0 : f == ((nx_u64)1 << fb) - 1))
-    r = dall | (inf ? f << (dm - fb) : (nx_u64)1 << (dm - 1));
-  else if (inf && e == emax) r = dall;
-  else if (e != 0) r = ((nx_u64)(e - bias + dbias) << dm) | (f << (dm - fb));
-  else if (f == 0) r = 0;
-  else { /* subnormal: normalize, at most fb steps */
-    int x = 1 - bias;
-    while (!(f >> fb)) { f <<= 1; x--; }
-    r = ((nx_u64)(x + dbias) << dm) | ((f & (((nx_u64)1 << fb) - 1)) << (dm - fb));
+  nx_u64 sign = (b >> (eb + fb)) & 1, fmask = ((nx_u64)1 << fb) - 1, f = b & fmask;
+  nx_u64 dall = (((nx_u64)1 << de) - 1) << dm, r, g = f;
+  nx_i64 e = (nx_i64)((b >> fb) & (nx_u64)emax), x = 1 - bias; /* 64 bits, as in the stores */
+  /* A subnormal's normalization: shift its leading one up to bit fb, by a
+     binary search of fixed length (the steps are powers of two summing to at
+     least fb, each taken iff the bits it would skip are zero). */
+#define NX__NORM_STEP(st)                                   \
+  if ((st) <= fb) {                                         \
+    nx_i64 k = (st) & -(nx_i64)((g >> (fb + 1 - (st))) == 0); \
+    g <<= (nx_u64)k;                                        \
+    x -= k;                                                 \
   }
+  NX__NORM_STEP(16) NX__NORM_STEP(8) NX__NORM_STEP(4) NX__NORM_STEP(2) NX__NORM_STEP(1)
+#undef NX__NORM_STEP
+  r = nx__sel(e != 0, ((nx_u64)(e - bias + dbias) << dm) | (f << (dm - fb)),
+              nx__sel(f != 0, ((nx_u64)(x + dbias) << dm) | ((g & fmask) << (dm - fb)), 0));
+  if (inf) r = nx__sel(e == emax, dall | (f << (dm - fb)), r); /* infinity or NaN */
+  else if (nan) r = nx__sel((e == emax) & (f == fmask), dall | ((nx_u64)1 << (dm - 1)), r);
   return (sign << (de + dm)) | r;
 }
 
@@ -625,6 +639,27 @@ NX_API double nx_dtype_load_bits(int code, uint64_t bits);
    set if code is unknown, x is not a value of the format (0.1 is not a
    float32, 2.5 not an int8) or the buffer is too small. */
 NX_API int nx_dtype_format_value(int code, double x, char *buf, size_t cap);
+
+/* nx_dtype_store_n(dt, x, out, n) stores the n doubles x[0], ..., x[n-1]
+   into n elements of dt at out, each the bits nx_dtype_store_bits(dt, x[i])
+   gives, in the element's byte width (a complex element: x[i] as its real
+   part and a zero imaginary part). Sub-byte elements pack little-endian in
+   ceil(n * bits / 8) bytes, element 0 in the low bits; the bits of a last
+   partial byte past element n - 1 keep their values. out needs no alignment;
+   x and out must not overlap. Vectorized where the CPU allows; the same bits
+   on every CPU. Returns 0.
+   Fails with NX_EINVAL, nothing written, if dt is not a dtype, x or out is
+   NULL, or n < 0. */
+NX_API int nx_dtype_store_n(nx_dtype dt, const double *x, void *out, int64_t n);
+
+/* nx_dtype_load_n(dt, in, x, n) sets x[i], for i < n, to the value of
+   element i of the n elements of dt at in (laid out as nx_dtype_store_n
+   writes them): the double nx_dtype_load_bits gives for its bits (a complex
+   element: its real part). in needs no alignment; in and x must not overlap.
+   Returns 0.
+   Fails with NX_EINVAL, nothing written, if dt is not a dtype, in or x is
+   NULL, or n < 0. */
+NX_API int nx_dtype_load_n(nx_dtype dt, const void *in, double *x, int64_t n);
 
 #ifdef __cplusplus
 }

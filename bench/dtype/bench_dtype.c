@@ -1,8 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* bench_dtype: the per-element cost of nx's scalar stores from double and of
-   pp_value, beside gcc's (_Float16)x (libgcc's software conversion on x86
-   without AVX512-FP16). Prints "name ns_per_element" lines; run.py adds the
-   numpy and ml_dtypes peers and prints the ratios. */
+/* bench_dtype: nx's stores and printing through the entry points a user
+   calls, for run.py, which measures the numpy and ml_dtypes peers in the same
+   process run and interleaves them with these.
+
+   Commands, one a line on stdin, each answered with one line on stdout:
+     data NAME PATH          read the doubles of file PATH as data set NAME
+     store MODE CODE NAME    one timed pass over NAME into an output array:
+                             MODE scalar (nx_dtype_store_bits per element, one
+                             element per byte or two), bulk (nx_dtype_store_n),
+                             floor2 / floor1 (the memory floor: read 8 bytes,
+                             write 2 or 1 per element); answers ns per element
+     dump PATH               write the last scalar pass's output to PATH
+     agree CODE NAME         answers the count of elements where the bulk
+                             store's bits differ from the scalar store's
+     print CODE SET ROUNDS   nx_dtype_format_value against std::to_chars
+                             (float64 or float32) on 1M values of SET (bits:
+                             random finite bit patterns; normal: standard
+                             normal values), interleaved, ROUNDS rounds;
+                             answers "nx_median peer_median differing
+                             different_values"
+     quit */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
 #include <stdio.h>
@@ -11,8 +28,10 @@
 #include <time.h>
 
 #include "nx_dtype.h"
+#include "../median.h"
 
-#define N (1 << 20)
+int bench_to_chars_f64(double x, char *buf, int cap);
+int bench_to_chars_f32(float x, char *buf, int cap);
 
 static double now(void) {
   struct timespec t;
@@ -28,75 +47,197 @@ static uint64_t next(void) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-static double xs[N];
-static uint64_t us[N];
-static volatile uint64_t sink;
+#define SETS 8
+static struct {
+  char name[32];
+  double *x;
+  size_t n;
+} sets[SETS];
+static int nsets;
 
-/* The best of several rounds, per element: the least disturbed by noise. */
-#define TIME(name, body)                                      \
-  do {                                                        \
-    double best = 1e30;                                       \
-    for (int round = 0; round < 7; round++) {                 \
-      double t0 = now();                                      \
-      uint64_t acc = 0;                                       \
-      for (int i = 0; i < N; i++) { body; }                   \
-      double t = now() - t0;                                  \
-      sink += acc;                                            \
-      if (t < best) best = t;                                 \
-    }                                                         \
-    printf("%s %.4f\n", name, best * 1e9 / N);                \
-  } while (0)
+static uint8_t *out, *out2; /* outputs, two bytes an element of the largest set */
+static size_t out_cap;
+static size_t last_n, last_width; /* the last scalar pass's elements and bytes each */
 
-/* The doubles to store: those of the file run.py wrote (numpy measures the
-   same ones), else standard normal ones, the values of weights and
-   activations. */
-static void load_inputs(const char *path) {
-  FILE *f = path ? fopen(path, "rb") : NULL;
-  size_t got = f ? fread(xs, sizeof xs[0], N, f) : 0;
-  if (f) fclose(f);
-  for (size_t i = got; i < N; i++) { /* Irwin-Hall: the sum of 12 uniforms, less 6 */
-    double s = -6;
-    for (int k = 0; k < 12; k++) s += (double)(next() >> 11) / 9007199254740992.0;
-    xs[i] = s;
-  }
-  for (int i = 0; i < N; i++) us[i] = nx__f64_bits(xs[i]);
+static int find(const char *name) {
+  for (int i = 0; i < nsets; i++)
+    if (strcmp(sets[i].name, name) == 0) return i;
+  return -1;
 }
 
-int main(int argc, char **argv) {
-  load_inputs(argc > 1 ? argv[1] : NULL);
-  TIME("store_float16", acc += nx_store_float16_f64(us[i]));
-  TIME("store_bfloat16", acc += nx_store_bfloat16_f64(us[i]));
-  TIME("store_float8_e4m3fn", acc += nx_store_float8_e4m3fn_f64(us[i]));
-  TIME("store_float8_e5m2", acc += nx_store_float8_e5m2_f64(us[i]));
-  TIME("store_float4_e2m1fn", acc += nx_store_float4_e2m1fn_f64(us[i]));
-#if defined(__FLT16_MAX__)
-  TIME("gcc_float16", { _Float16 h = (_Float16)xs[i]; uint16_t b; memcpy(&b, &h, 2); acc += b; });
-#endif
+static void read_set(const char *name, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f || nsets == SETS) { printf("error cannot read %s\n", path); return; }
+  fseek(f, 0, SEEK_END);
+  size_t n = (size_t)ftell(f) / 8;
+  fseek(f, 0, SEEK_SET);
+  double *x = malloc(n * 8);
+  size_t got = fread(x, 8, n, f);
+  fclose(f);
+  memcpy(sets[nsets].name, name, strlen(name) + 1); /* below 32 bytes: main reads at most 31 */
+  sets[nsets].x = x;
+  sets[nsets++].n = got;
+  if (2 * got > out_cap) {
+    out_cap = 2 * got;
+    out = realloc(out, out_cap);
+    out2 = realloc(out2, out_cap);
+    memset(out, 0, out_cap); /* touched once: every pass writes warm pages */
+    memset(out2, 0, out_cap);
+  }
+  printf("ok %zu\n", got);
+}
 
-  /* pp_value: random values of each format, as its codes give them. */
-  static const int codes[] = {NX_FLOAT16, NX_BFLOAT16, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2, NX_FLOAT4_E2M1FN};
-  static const char *const names[] = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn"};
-  char buf[NX_DTYPE_PP_MAX], label[64];
-  for (int c = 0; c < 5; c++) {
-    int bits = nx_dtype_bits_of(codes[c]);
-    for (int i = 0; i < N; i++) {
-      uint64_t b = next() & ((1u << bits) - 1);
-      xs[i] = nx_dtype_load_double(codes[c], b);
+/* The memory floor: read 8 bytes and write `w` per element, nothing else. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("O3")))
+#endif
+static void floor_pass(const double *x, uint8_t *o, size_t n, int w) {
+  const uint64_t *u = (const uint64_t *)(const void *)x;
+  if (w == 2)
+    for (size_t i = 0; i < n; i++) ((uint16_t *)(void *)o)[i] = (uint16_t)(u[i] >> 48);
+  else
+    for (size_t i = 0; i < n; i++) o[i] = (uint8_t)(u[i] >> 56);
+}
+
+/* One scalar pass: the user's loop over nx_dtype_store_bits. */
+static void scalar_pass(int code, const double *x, uint8_t *o, size_t n) {
+  if (nx_dtype_bits_of(code) == 16) {
+    uint16_t *o16 = (uint16_t *)(void *)o;
+    for (size_t i = 0; i < n; i++) o16[i] = (uint16_t)nx_dtype_store_bits(code, x[i]);
+  } else {
+    for (size_t i = 0; i < n; i++) o[i] = (uint8_t)nx_dtype_store_bits(code, x[i]);
+  }
+}
+
+static void store(const char *mode, int code, const char *name) {
+  int s = find(name);
+  if (s < 0) { printf("error no set %s\n", name); return; }
+  const double *x = sets[s].x;
+  size_t n = sets[s].n;
+  double t0 = now();
+  if (strcmp(mode, "scalar") == 0) {
+    scalar_pass(code, x, out, n);
+    last_n = n;
+    last_width = nx_dtype_bits_of(code) == 16 ? 2 : 1;
+  } else if (strcmp(mode, "bulk") == 0) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
+  else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
+  else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
+  else { printf("error mode %s\n", mode); return; }
+  printf("%.4f\n", (now() - t0) * 1e9 / (double)n);
+}
+
+static void agree(int code, const char *name) {
+  int s = find(name);
+  if (s < 0) { printf("error no set %s\n", name); return; }
+  size_t n = sets[s].n, bad = 0;
+  int bits = nx_dtype_bits_of(code);
+  scalar_pass(code, sets[s].x, out, n);
+  nx_dtype_store_n((nx_dtype)code, sets[s].x, out2, (int64_t)n);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = bits == 16 ? ((uint16_t *)(void *)out)[i] : out[i];
+    uint64_t b = bits == 16 ? ((uint16_t *)(void *)out2)[i] : bits == 4 ? nx_subbyte_get(out2, (nx_i64)i, 4) : out2[i];
+    bad += a != b;
+  }
+  printf("%zu\n", bad);
+}
+
+/* A text's significant digits (no leading or trailing zeros) and the decimal
+   exponent of its first one: two texts of the same decimal give the same. */
+static void decimal_of(const char *t, char *digits, int *exp10) {
+  int n = 0, point = -1, seen = 0, lead = 0, e = 0;
+  const char *p = t;
+  if (*p == '-') p++;
+  for (; *p && *p != 'e'; p++) {
+    if (*p == '.') { point = n + lead; continue; }
+    if (*p == '0' && !seen) { lead++; continue; }
+    seen = 1;
+    digits[n++] = *p;
+  }
+  if (*p == 'e') e = atoi(p + 1);
+  int intlen = point < 0 ? n + lead : point; /* digits before the point */
+  while (n > 0 && digits[n - 1] == '0') n--;
+  digits[n] = 0;
+  *exp10 = e + intlen - lead - 1;
+}
+
+
+static volatile long sink; /* keeps the timed loops' results alive */
+
+#define PN (1 << 20)
+static void print_bench(int code, const char *set, int rounds) {
+  static double xs[PN];
+  static float fs[PN];
+  int f32 = code == NX_FLOAT32;
+  for (int i = 0; i < PN; i++) {
+    if (strcmp(set, "normal") == 0) { /* Irwin-Hall: 12 uniforms less 6 */
+      double s = -6;
+      for (int k = 0; k < 12; k++) s += (double)(next() >> 11) / 9007199254740992.0;
+      xs[i] = s;
+    } else {
+      uint64_t b;
+      if (f32) {
+        do b = next() & 0xFFFFFFFFu; while ((b & 0x7F800000u) == 0x7F800000u);
+        xs[i] = (double)nx_dtype_load_bits(NX_FLOAT32, b);
+      } else {
+        do b = next(); while ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull);
+        xs[i] = nx_dtype_load_bits(NX_FLOAT64, b);
+      }
     }
-    snprintf(label, sizeof label, "pp_%s", names[c]);
-    TIME(label, acc += (uint64_t)nx_dtype_format_value(codes[c], xs[i], buf, sizeof buf));
+    if (f32) { fs[i] = (float)xs[i]; xs[i] = fs[i]; }
   }
-  for (int i = 0; i < N; i++) {
-    uint64_t b;
-    do b = next(); while ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull);
-    xs[i] = nx__f64_of_bits(b);
+  char buf[NX_DTYPE_PP_MAX], pbuf[64];
+  double tn[64], tp[64];
+  if (rounds > 64) rounds = 64;
+  for (int r = 0; r < rounds; r++) {
+    long acc = 0;
+    for (int turn = 0; turn < 2; turn++) { /* the order alternates round by round */
+      double t0 = now();
+      if ((turn ^ r) & 1) {
+        if (f32) for (int i = 0; i < PN; i++) acc += bench_to_chars_f32(fs[i], pbuf, 64);
+        else for (int i = 0; i < PN; i++) acc += bench_to_chars_f64(xs[i], pbuf, 64);
+        tp[r] = (now() - t0) * 1e9 / PN;
+      } else {
+        for (int i = 0; i < PN; i++) acc += nx_dtype_format_value(code, xs[i], buf, sizeof buf);
+        tn[r] = (now() - t0) * 1e9 / PN;
+      }
+    }
+    sink += acc;
   }
-  TIME("pp_float64", acc += (uint64_t)nx_dtype_format_value(NX_FLOAT64, xs[i], buf, sizeof buf));
-  for (int i = 0; i < N; i++) {
-    uint32_t b;
-    do b = (uint32_t)next(); while ((b & 0x7F800000u) == 0x7F800000u);
-    xs[i] = (double)nx__f32_of_bits(b);
+  /* The same decimal from both? Count the texts whose digits differ, and of
+     those the ones whose decimals are different values of the format. */
+  long differ = 0, values = 0;
+  for (int i = 0; i < PN; i++) {
+    int ln = nx_dtype_format_value(code, xs[i], buf, sizeof buf);
+    int lp = f32 ? bench_to_chars_f32(fs[i], pbuf, 63) : bench_to_chars_f64(xs[i], pbuf, 63);
+    pbuf[lp] = 0;
+    char dn[40], dp[40];
+    int en, ep;
+    decimal_of(buf, dn, &en);
+    decimal_of(pbuf, dp, &ep);
+    if (ln < 0 || strcmp(dn, dp) != 0 || en != ep) {
+      differ++;
+      values += strtod(buf, NULL) != strtod(pbuf, NULL) && (!f32 || (float)strtod(buf, NULL) != (float)strtod(pbuf, NULL));
+    }
   }
-  TIME("pp_float32", acc += (uint64_t)nx_dtype_format_value(NX_FLOAT32, xs[i], buf, sizeof buf));
+  printf("%.2f %.2f %ld %ld\n", median(tn, rounds), median(tp, rounds), differ, values);
+}
+
+int main(void) {
+  char line[4096], a[1024], b[1024], c[32];
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  while (fgets(line, sizeof line, stdin)) {
+    int code, rounds;
+    if (sscanf(line, "data %31s %1023s", c, b) == 2) read_set(c, b);
+    else if (sscanf(line, "store %1023s %d %1023s", a, &code, b) == 3) store(a, code, b);
+    else if (sscanf(line, "dump %1023s", a) == 1) {
+      FILE *f = fopen(a, "wb");
+      size_t w = f ? fwrite(out, last_width, last_n, f) : 0;
+      if (f) fclose(f);
+      printf("%zu\n", w);
+    } else if (sscanf(line, "agree %d %1023s", &code, b) == 2) agree(code, b);
+    else if (sscanf(line, "print %d %31s %d", &code, c, &rounds) == 3) print_bench(code, c, rounds);
+    else if (strncmp(line, "quit", 4) == 0) break;
+    else printf("error %s", line);
+  }
   return 0;
 }

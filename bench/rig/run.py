@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The rig benchmark: claims of three operands (alone and with two threads on
-disjoint buffers), host <-> OpenCL copy bandwidth against memcpy's, and the
+disjoint buffers, started together), host <-> OpenCL copy bandwidth against
+memcpy's (interleaved, medians), and the
 submit-to-completion latency of an empty command on every device, with the
 rig issue's targets.
 

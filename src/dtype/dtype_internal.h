@@ -25,4 +25,12 @@ nx__decimal nx__shortest(uint64_t c, int q, bool bottom);
    its length. */
 int nx__format_float(int code, uint64_t u, char *buf);
 
+/* The bulk entry points' instruction sets: nx__dtype_bulk_levels() is the
+   best this CPU runs (0 plain loops, 1 AVX2, 2 AVX-512), and
+   nx__dtype_bulk_force(l) makes nx_dtype_store_n and nx_dtype_load_n use
+   level l from now on (the best for l < 0 or past it), so tests reach every
+   level the CPU has. */
+int nx__dtype_bulk_levels(void);
+void nx__dtype_bulk_force(int l);
+
 #endif

@@ -13,57 +13,104 @@
 #define POSITIONAL_MIN 0x3F1A36E2EB1C432Dull
 #define POSITIONAL_END 0x4341C37937E08000ull
 
+/* "00" to "99", so digits are written two at a time. */
+static const char pairs[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+                               "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+static const uint64_t pow10s[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+                                    1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+                                    100000000000000u, 1000000000000000u, 10000000000000000u,
+                                    100000000000000000u, 1000000000000000000u, 10000000000000000000u};
+
+/* The number of decimal digits of d (1 for 0): floor(bits * log10(2)) from
+   d's bit length is the count or one more, and one compare tells which. */
+static int ndigits(uint64_t d) {
+  d |= 1; /* the same count, and 0 has one digit */
+  int t = ((64 - __builtin_clzll(d)) * 1233) >> 12;
+  return t - (d < pow10s[t]) + 1;
+}
+
+/* The 8 digits of r < 10^8 into p[0 .. 8): four pairs, from independent
+   products. */
+static inline void write8(char *p, uint32_t r) {
+  uint32_t a = r / 10000, b = r - 10000 * a;
+  uint32_t a1 = a / 100, b1 = b / 100;
+  memcpy(p, pairs + 2 * a1, 2);
+  memcpy(p + 2, pairs + 2 * (a - 100 * a1), 2);
+  memcpy(p + 4, pairs + 2 * b1, 2);
+  memcpy(p + 6, pairs + 2 * (b - 100 * b1), 2);
+}
+
+/* d's n digits into p[0 .. n), from the last: eight at a time, then two at
+   a time. The divisions are by constants, which the compiler makes
+   multiplications. */
+static inline __attribute__((always_inline)) void write_digits(char *p, uint64_t d, int n) {
+  char *e = p + n;
+  while (d >= 100000000u) {
+    uint64_t q = d / 100000000u;
+    e -= 8;
+    write8(e, (uint32_t)(d - 100000000u * q));
+    d = q;
+  }
+  uint32_t v = (uint32_t)d;
+  while (v >= 100) {
+    uint32_t q = v / 100;
+    e -= 2;
+    memcpy(e, pairs + 2 * (v - 100 * q), 2);
+    v = q;
+  }
+  if (v >= 10) memcpy(e - 2, pairs + 2 * v, 2);
+  else e[-1] = (char)('0' + v);
+}
+
 static int put_digits(char *p, uint64_t d) {
-  char t[20];
-  int n = 0;
-  do { t[n++] = (char)('0' + d % 10); d /= 10; } while (d);
-  for (int i = 0; i < n; i++) p[i] = t[n - 1 - i];
+  int n = ndigits(d);
+  write_digits(p, d, n);
   return n;
 }
 
-/* d * 10^e, positional: d's digits with the point placed, zeros around. */
+/* d * 10^e, positional: d's digits with the point placed, zeros around. p
+   has room for 24 bytes past the text (float_text's COPY), so the copies and
+   fills are of fixed sizes, which compile to a few moves, where the text
+   needs fewer. */
 static int positional(char *p, uint64_t d, int e) {
-  char dig[20];
-  int n = put_digits(dig, d), x = e + n - 1, len = 0;
-  if (e >= 0) {
-    memcpy(p, dig, (size_t)n);
-    len = n;
-    for (int i = 0; i < e; i++) p[len++] = '0';
-  } else if (x >= 0) {
-    memcpy(p, dig, (size_t)(x + 1));
-    len = x + 1;
-    p[len++] = '.';
-    memcpy(p + len, dig + x + 1, (size_t)(n - x - 1));
-    len += n - x - 1;
-  } else {
-    p[len++] = '0';
-    p[len++] = '.';
-    for (int i = 0; i < -x - 1; i++) p[len++] = '0';
-    memcpy(p + len, dig, (size_t)n);
-    len += n;
+  int n = ndigits(d), x = e + n - 1;
+  if (e >= 0) { /* an integer: the digits and e zeros (e + n <= 17) */
+    write_digits(p, d, n);
+    memset(p + n, '0', 16);
+    return n + e;
   }
-  return len;
+  if (x >= 0) { /* the point inside: x + 1 digits, the point, the rest */
+    char t[40];
+    write_digits(t, d, n);
+    memcpy(p, t, 16);
+    p[x + 1] = '.';
+    memcpy(p + x + 2, t + x + 1, 16);
+    return n + 1;
+  }
+  memcpy(p, "0.000", 5); /* 0.000ddd: x >= -4 from 1e-4 up */
+  write_digits(p + 1 - x, d, n);
+  return n + 1 - x;
 }
 
-/* d * 10^e as d.ddde+XX, at least two exponent digits. */
+/* d * 10^e as d.ddde+XX, at least two exponent digits (at most three). */
 static int scientific(char *p, uint64_t d, int e) {
-  char dig[20];
-  int n = put_digits(dig, d), x = e + n - 1, len = 0;
-  p[len++] = dig[0];
-  if (n > 1) {
-    p[len++] = '.';
-    memcpy(p + len, dig + 1, (size_t)(n - 1));
-    len += n - 1;
-  }
+  int n = ndigits(d), x = e + n - 1, len;
+  write_digits(p + 1, d, n);
+  p[0] = p[1];
+  if (n > 1) { p[1] = '.'; len = n + 1; }
+  else len = 1;
   p[len++] = 'e';
   p[len++] = x < 0 ? '-' : '+';
   if (x < 0) x = -x;
-  if (x < 10) p[len++] = '0';
-  return len + put_digits(p + len, (uint64_t)x);
+  if (x >= 100) { p[len++] = (char)('0' + x / 100); x %= 100; }
+  memcpy(p + len, pairs + 2 * x, 2);
+  return len + 2;
 }
 
-/* The text of a finite or infinite value or NaN, computed. */
-static int format_float_direct(int code, uint64_t u, char *buf) {
+/* The text of a finite or infinite value or NaN, given by its float64 bits u
+   and its bits b as an element of format `code`, computed. */
+static int format_float_direct(int code, uint64_t u, uint64_t b, char *buf) {
   int len = 0, eb = nx_dtype_exponent_bits_of(code), fb = nx_dtype_fraction_bits_of(code);
   uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
   if (a > 0x7FF0000000000000ull) { memcpy(buf, "nan", 4); return 3; }
@@ -71,7 +118,7 @@ static int format_float_direct(int code, uint64_t u, char *buf) {
   if (a == 0x7FF0000000000000ull) { memcpy(buf + len, "inf", 4); return len + 3; }
   if (a == 0) { buf[len++] = '0'; buf[len] = 0; return len; }
   /* c * 2^q in the format's own terms: its significand and exponent. */
-  uint64_t bits = nx_dtype_store_f64bits(code, a);
+  uint64_t bits = b & ~((uint64_t)1 << (eb + fb)); /* the magnitude's */
   int bias = (1 << (eb - 1)) - 1, e = (int)(bits >> fb);
   uint64_t f = bits & (((uint64_t)1 << fb) - 1);
   uint64_t c = e ? f | (uint64_t)1 << fb : f;
@@ -111,7 +158,7 @@ static text_table *make_table(int code) {
   if (!t || !t->start || !t->pool) { free_table(t); return NULL; }
   for (size_t b = 0; b < n; b++) {
     t->start[b] = (uint32_t)used;
-    used += (size_t)format_float_direct(code, nx_dtype_load_f64bits(code, b), t->pool + used);
+    used += (size_t)format_float_direct(code, nx_dtype_load_f64bits(code, b), b, t->pool + used);
   }
   t->start[n] = (uint32_t)used;
   /* Room past the last text for the fixed-size copy of float_text. */
@@ -132,18 +179,45 @@ static text_table *table_of(int code) {
   return t;
 }
 
+/* Whether the double of bits u is a float32 value (a NaN counts as one),
+   and if so its float32 bits in *b: a normal float32 keeps only the top 23
+   of the 52 fraction bits, a subnormal one fewer, by how far its exponent
+   lies below the least normal's. Integer tests, cheaper than a store and a
+   load. */
+static bool float32_bits(uint64_t u, uint64_t *b) {
+  uint64_t a = u & 0x7FFFFFFFFFFFFFFFull, sign = (u >> 63) << 31, f = a & 0xFFFFFFFFFFFFFull;
+  int64_t e = (int64_t)(a >> 52); /* biased: 897 is float32's least normal exponent, 1150 its greatest */
+  if (a == 0 || a >= 0x7FF0000000000000ull) { /* zeros, infinities, NaNs: as the store gives them */
+    *b = nx_store_float32_f64(u);
+    return true;
+  }
+  if (e < 874 || e > 1150) return false; /* below half float32's least subnormal, or past its range */
+  int t = e >= 897 ? 29 : 29 + (int)(897 - e); /* the fraction bits that must be zero */
+  if (f & (((uint64_t)1 << t) - 1)) return false;
+  *b = sign | (e >= 897 ? (uint64_t)(e - 896) << 23 | f >> 29 : (f | (uint64_t)1 << 52) >> t);
+  return true;
+}
+
 /* The text of the float64 bits u as a value of float format `code` (or a
    complex one's component) into out, which has room for COPY bytes past any
    text (a complex text's second part starts at most 26 bytes into its
    NX_DTYPE_PP_MAX): its
    length, or -1 if u is not a value of the format. */
 static int float_text(int code, uint64_t u, char *out) {
+  /* float64 and float32 first, without the switches by code: every double
+     is a float64 value, and a float32 one is its own store's load. */
+  if (code == NX_FLOAT64) return format_float_direct(code, u, u, out);
+  if (code == NX_FLOAT32) {
+    uint64_t b;
+    if (!float32_bits(u, &b)) return -1;
+    return format_float_direct(code, u, b, out);
+  }
   uint64_t b = nx_dtype_store_f64bits(code, u);
   if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
     if (!nx_dtype_has_nans(code)) return -1;
   } else if (nx_dtype_load_f64bits(code, b) != u) return -1;
   text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
-  if (!t) return format_float_direct(code, u, out);
+  if (!t) return format_float_direct(code, u, b, out);
   uint32_t len = t->start[b + 1] - t->start[b];
   memcpy(out, t->pool + t->start[b], COPY);
   out[len] = 0;
@@ -152,7 +226,7 @@ static int float_text(int code, uint64_t u, char *out) {
 
 int nx__format_float(int code, uint64_t u, char *buf) {
   int len = float_text(code, u, buf);
-  return len >= 0 ? len : format_float_direct(code, u, buf);
+  return len >= 0 ? len : format_float_direct(code, u, nx_dtype_store_f64bits(code, u), buf);
 }
 
 /* The component format of a complex dtype, else dt itself. */
@@ -235,6 +309,12 @@ int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
   static const char fn[] = "nx_dtype_format_value";
   nx_value v;
   memset(&v, 0, sizeof v);
+  /* The common case straight to the text: a float64 or float32 value and a
+     buffer for any text. Anything else, errors included, takes the general path. */
+  if ((code == NX_FLOAT64 || code == NX_FLOAT32) && buf != NULL && cap >= NX_DTYPE_PP_MAX) {
+    int len = float_text(code, nx__f64_bits(x), buf);
+    if (len >= 0) return len;
+  }
   if (!nx__dtype_valid(fn, (nx_dtype)code)) return -1;
   nx_dtype dt = (nx_dtype)code;
   switch (nx_dtype_kind_of(code)) {

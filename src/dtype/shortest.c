@@ -123,27 +123,11 @@ static const int force_exact = 1;
 static const int force_exact = 0;
 #endif
 
-/* rop(cb) for the row of k: the same answer as exact_rop, from the 126-bit
-   ceiling g of 10^-k / 2^r. P / 2^s = cb * g / 2^s exceeds X by less than
-   X / 2^125 < 2^-66, so a fraction of at least 2^-56 decides; below it, X is
-   an integer or the exact path decides. */
-static uint64_t rop(uint64_t cb, int q, int k) {
-  int row = k - NX__K_MIN, s = -q - nx__pow10[row].r;
-  if (force_exact) return exact_rop(cb, q, k);
-  u128 lo = (u128)cb * nx__pow10[row].lo, hi = (u128)cb * nx__pow10[row].hi;
-  u128 mid = (lo >> 64) + (uint64_t)hi;
-  u128 h = ((hi >> 64) + (mid >> 64)) << 64 | (uint64_t)mid; /* P >> 64 */
-  uint64_t p0 = (uint64_t)lo;
-  int sh = s - 64; /* about 61, within 56..66, for every q and k here */
-  uint64_t fl = (uint64_t)(h >> sh);
-  u128 fh = h & (((u128)1 << sh) - 1); /* the fraction's bits above p0 */
-  /* The fraction as 64-bit fixed point, floor(F * 2^64). */
-  uint64_t f64 = sh > 64 ? (uint64_t)(fh >> (sh - 64)) : (uint64_t)(fh << (64 - sh)) | (sh < 64 ? p0 >> sh : 0);
-  if (nx__pow10[row].exact) return fl | (fh != 0 || p0 != 0);
-  if (f64 >= 256) return fl | 1;
-  /* X = cb * 2^q / 10^k is an integer iff 5^k divides cb (the power of
-     two always divides here, and for k < 0 X is never an integer once g is
-     inexact); then it is fl. */
+/* Where the 126-bit product cannot decide: X = cb * 2^q / 10^k is an integer
+   iff 5^k divides cb (the power of two always divides here, and for k < 0 X
+   is never an integer once g is inexact), and then it is fl; else the exact
+   path decides. Out of line: rare. */
+static __attribute__((noinline)) uint64_t rop_undecided(uint64_t cb, int q, int k, uint64_t fl) {
   if (k > 0 && k <= 27) {
     uint64_t p5 = 1;
     for (int i = 0; i < k; i++) p5 *= 5;
@@ -152,11 +136,69 @@ static uint64_t rop(uint64_t cb, int q, int k) {
   return exact_rop(cb, q, k);
 }
 
+/* rop(cb) for the row of k: the same answer as exact_rop, from the 126-bit
+   ceiling g of 10^-k / 2^r. P / 2^s = cb * g / 2^s exceeds X by less than
+   X / 2^125 < 2^-66, so a fraction of at least 2^-56 decides; below it, X is
+   an integer or the exact path decides. With h = P / 2^64 and s = 64 + sh
+   (sh within 56..66 for every q and k here), h / 2^(sh - 56) holds floor(X)
+   above its low 56 bits and the fraction's top 56 bits in them: one shift
+   of fewer than 11 places gives both. */
+static inline uint64_t rop(uint64_t cb, int q, int k) {
+  int row = k - NX__K_MIN, c = -q - nx__pow10[row].r - 120; /* sh - 56 */
+  if (force_exact) return exact_rop(cb, q, k);
+  u128 lo = (u128)cb * nx__pow10[row].lo, h = (u128)cb * nx__pow10[row].hi + (lo >> 64);
+  uint64_t hlo = (uint64_t)h, hhi = (uint64_t)(h >> 64);
+  uint64_t top = (hlo >> c) | ((hhi << 1) << (63 - c)), frac = top & (((uint64_t)1 << 56) - 1);
+  uint64_t fl = (hhi >> c) << 8 | top >> 56;
+  if (frac) return fl | 1;
+  if (nx__pow10[row].exact) return fl | ((hlo & (((uint64_t)1 << c) - 1)) != 0 || (uint64_t)lo != 0);
+  return rop_undecided(cb, q, k, fl);
+}
+
+/* rop(cb) for a cb below 2^27 (formats of up to 24 bits of precision, whose
+   X stays below 2^32), from the top 64 bits of g rounded up: P' = cb *
+   (g_hi + 1) / 2^sh is at least X and above it by less than X / 2^61 <
+   2^-29, so a fraction of P' of at least 2^-28 gives floor(X) and says X is
+   no integer. Otherwise the 126-bit rop decides. */
+static inline uint64_t rop_short(uint64_t cb, int q, int k) {
+  int row = k - NX__K_MIN, c = -q - nx__pow10[row].r - 92; /* sh - 28, within 28..38 */
+  u128 p = (u128)cb * (nx__pow10[row].hi + 1);
+  uint64_t t = (uint64_t)(p >> c); /* P' < 2^89: t < 2^61 */
+  if (force_exact || !(t & ((1u << 28) - 1))) return rop(cb, q, k);
+  return t >> 28 | 1;
+}
+
+/* r without the trailing zeros of r.d (nonzero), without division: d is a
+   multiple of 10^k iff rotr(d * 5^-k, k) <= (2^64 - 1) / 10^k, with 5^-k the
+   inverse of 5^k modulo 2^64, and then that rotation is d / 10^k. One zero,
+   then steps of 16, 8, 4, 2 and 1 strip any count up to 32, more than a d
+   below 2^64 has. */
+static inline bool strip_step(nx__decimal *r, uint64_t inv, uint64_t lim, int k) {
+  uint64_t m = r->d * inv, t = m >> k | m << (64 - k);
+  if (t > lim) return false;
+  r->d = t;
+  r->e += k;
+  return true;
+}
+
+static nx__decimal strip_zeros(nx__decimal r) {
+  /* Most digits end in a nonzero one: one test, then the steps. */
+  if (!strip_step(&r, 0xCCCCCCCCCCCCCCCDu, 0x1999999999999999u, 1)) return r;
+  strip_step(&r, 0xE4A4D1417CD9A041u, 0x734u, 16);
+  strip_step(&r, 0xC767074B22E90E21u, 0x2AF31DC461u, 8);
+  strip_step(&r, 0xD288CE703AFB7E91u, 0x68DB8BAC710CBu, 4);
+  strip_step(&r, 0x8F5C28F5C28F5C29u, 0x28F5C28F5C28F5Cu, 2);
+  strip_step(&r, 0xCCCCCCCCCCCCCCCDu, 0x1999999999999999u, 1);
+  return r;
+}
+
 nx__decimal nx__shortest(uint64_t c, int q, bool bottom) {
   int out = (int)(c & 1);
   uint64_t cb = c << 2, cbr = cb + 2, cbl = bottom ? cb - 1 : cb - 2;
   int k = bottom ? flog10_three_quarters_pow2(q) : flog10_pow2(q);
-  uint64_t vb = rop(cb, q, k), vbl = rop(cbl, q, k), vbr = rop(cbr, q, k);
+  uint64_t vb, vbl, vbr;
+  if (cbr < ((uint64_t)1 << 27)) vb = rop_short(cb, q, k), vbl = rop_short(cbl, q, k), vbr = rop_short(cbr, q, k);
+  else vb = rop(cb, q, k), vbl = rop(cbl, q, k), vbr = rop(cbr, q, k);
   uint64_t s = vb >> 2, t = s + 1;
   nx__decimal r;
   if (s >= 10) { /* a multiple of 10^(k+1) in the interval is shorter */
@@ -178,6 +220,5 @@ nx__decimal nx__shortest(uint64_t c, int q, bool bottom) {
     r.e = k;
   }
 strip:
-  while (r.d && r.d % 10 == 0) { r.d /= 10; r.e++; }
-  return r;
+  return strip_zeros(r);
 }
