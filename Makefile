@@ -4,7 +4,7 @@
 # and is missing (build: compiler, CMake, pkg-config; test and bench: the
 # oracles, PoCL and a Python virtual environment under build/venv too).
 
-.PHONY: all test run build bench install clean deps
+.PHONY: all test run build bench fuzz install clean deps
 
 # Sub-makes (CMake's) print no "Entering directory" lines.
 MAKEFLAGS += --no-print-directory
@@ -42,6 +42,11 @@ bench:
 	  && cmake --build build/bench -j >>build/bench.log 2>&1 \
 	  || { tail -40 build/bench.log; echo "build failed: build/bench.log"; exit 1; }
 	@tools/ci/bench.sh build/bench
+
+# Each fuzzer for a minute over its seed corpus (tests/fuzz), built with clang.
+fuzz:
+	@tools/install-deps.sh test
+	@tools/ci/fuzz.sh 60
 
 install: build
 	@cmake --install build/release $(if $(PREFIX),--prefix $(PREFIX))
