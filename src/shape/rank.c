@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../base/alloc.h"
 
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
@@ -56,7 +57,7 @@ int nx__rank_union(nx_shape_session *s, int v, const nx_row *val) {
    none; a bounded search (the graph has no positive cycle). */
 static int longest(nx_shape_session *s, int from, int target, int *found) {
   int cap = 64, n = 0, head = 0;
-  int *q = malloc((size_t)cap * sizeof *q);
+  int *q = nx__malloc((size_t)cap * sizeof *q);
   if (!q) return NX_ENOMEM;
   int stamp = ++s->stamp;
   NX__VAR(s, from)->stamp = stamp;
@@ -87,9 +88,9 @@ static int longest(nx_shape_session *s, int from, int target, int *found) {
             head = 0;
           }
           if (n == cap) {
-            int *nq = realloc(q, (size_t)cap * 2 * sizeof *q);
+            int *nq = nx__realloc(q, (size_t)cap * 2 * sizeof *q);
             if (!nq) {
-              free(q);
+              nx__free(q);
               return NX_ENOMEM;
             }
             q = nq;
@@ -100,7 +101,7 @@ static int longest(nx_shape_session *s, int from, int target, int *found) {
       }
     }
   }
-  free(q);
+  nx__free(q);
   return best;
 }
 
