@@ -4,7 +4,7 @@
 # and is missing (build: compiler, CMake, pkg-config; test and bench: the
 # oracles, PoCL and a Python virtual environment under build/venv too).
 
-.PHONY: all test run build bench install clean deps
+.PHONY: all test run build bench fuzz stress install clean deps
 
 # Sub-makes (CMake's) print no "Entering directory" lines.
 MAKEFLAGS += --no-print-directory
@@ -42,6 +42,20 @@ bench:
 	  && cmake --build build/bench -j >>build/bench.log 2>&1 \
 	  || { tail -40 build/bench.log; echo "build failed: build/bench.log"; exit 1; }
 	@tools/ci/bench.sh build/bench
+
+# Each fuzzer for a minute over its seed corpus (tests/fuzz), built with clang.
+fuzz:
+	@tools/install-deps.sh test
+	@tools/ci/fuzz.sh 60
+
+# The concurrency stress under TSan: 16 threads for NX_STRESS_SECONDS (600).
+stress:
+	@tools/install-deps.sh test
+	@mkdir -p build
+	@cmake -S . -B build/stress -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNX_TSAN=ON -DNX_BENCH=OFF >build/stress.log 2>&1 \
+	  && cmake --build build/stress -j --target test_stress >>build/stress.log 2>&1 \
+	  || { tail -40 build/stress.log; echo "build failed: build/stress.log"; exit 1; }
+	@NX_LONG_TESTS=1 build/stress/tests/stress/test_stress
 
 install: build
 	@cmake --install build/release $(if $(PREFIX),--prefix $(PREFIX))

@@ -6,7 +6,9 @@
 #          make run and make install
 #   test   build's, and MPFR and GMP (the oracles), PoCL with the OpenCL ICD
 #          loader and headers (the OpenCL suites), and a Python virtual
-#          environment with numpy and ml_dtypes (the numpy suites)
+#          environment with numpy and ml_dtypes (the numpy suites); clang
+#          with libFuzzer (the fuzzers, make fuzz) and Spin (the model of the
+#          claim protocol)
 #   bench  build's, and the same virtual environment (the peers)
 # usage: tools/install-deps.sh build|test|bench ...
 # Debian packages are installed as root (CI and fresh machines); as another
@@ -18,7 +20,7 @@ cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: tools/install-deps.sh build|test|bench ..." >&2; exit 2; }
 
 build_pkgs="build-essential cmake pkg-config"
-test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3"
+test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3 clang libclang-rt-14-dev spin"
 apt_pkgs="" venv=0
 for purpose in "$@"; do
   case $purpose in

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array_internal.h"
+#include "../base/alloc.h"
 
 static int bits_of(nx_dtype dt) { return nx_dtype_bits_of(dt); }
 
@@ -53,7 +54,7 @@ static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, n
       return nx__fail(NX_EINVAL, "%s: the first element of %s, at byte %lld, is not aligned to %lld bytes", fn,
                       nx_array_describe(&a, t, sizeof t), (long long)first, (long long)al);
   }
-  nx_array *r = malloc(sizeof *r);
+  nx_array *r = nx__malloc(sizeof *r);
   if (!r) return nx__fail(NX_ENOMEM, "%s: no memory for an array", fn);
   *r = a;
   nx_buffer_retain(b);
@@ -93,7 +94,7 @@ int nx_array_host(nx_dtype dt, const int64_t *shape, int rank, nx_array **a) {
 void nx_array_free(nx_array *a) {
   if (!a) return;
   nx_buffer_release(a->b);
-  free(a);
+  nx__free(a);
 }
 
 /* A NULL array has no facts: a message, and NX_DTYPE_COUNT or NULL. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "array_internal.h"
+#include "../base/alloc.h"
 
 /* nx dtypes and DLPack codes, both ways. bit has none (exported as bool). */
 static const struct {
@@ -63,15 +64,15 @@ static void export_deleter(struct DLManagedTensorVersioned *t) {
     nx_rig_release(1, &e->b, &w);
     nx_buffer_release(e->b);
   }
-  free(e->copy);
-  free(e);
+  nx__free(e->copy);
+  nx__free(e);
 }
 
 /* A bit array's elements as bool bytes in C order, claimed and waited for
    reading while they are copied. */
 static int copy_bits(const char *fn, const nx_array *a, exported *e) {
   int64_t n = nx_layout_count(&a->l);
-  if (!(e->copy = malloc((size_t)(n > 0 ? n : 1)))) return nx__fail(NX_ENOMEM, "%s: no memory for a copy", fn);
+  if (!(e->copy = nx__malloc((size_t)(n > 0 ? n : 1)))) return nx__fail(NX_ENOMEM, "%s: no memory for a copy", fn);
   int s = nx__array_enter(fn, a, false, n > 0);
   if (s) return s;
   if (n > 0) {
@@ -132,12 +133,12 @@ int nx_array_to_dlpack(const nx_array *a, struct DLManagedTensorVersioned **out)
     return nx__fail(NX_EINVAL,
                     "%s: %s is not C-contiguous from a whole byte, as DLPack's packing of %d-bit elements needs", fn,
                     nx_array_describe(a, t, sizeof t), bits);
-  exported *e = calloc(1, sizeof *e + 2 * sizeof(int64_t) * (size_t)rank);
+  exported *e = nx__calloc(1, sizeof *e + 2 * sizeof(int64_t) * (size_t)rank);
   if (!e) return nx__fail(NX_ENOMEM, "%s: no memory for a tensor", fn);
   int s = a->dt == NX_BIT ? copy_bits(fn, a, e) : share(fn, a, e);
   if (s) {
-    free(e->copy);
-    free(e);
+    nx__free(e->copy);
+    nx__free(e);
     return s;
   }
   memcpy(e->dims, a->l.extent, sizeof(int64_t) * (size_t)rank);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "array_internal.h"
+#include "../base/alloc.h"
 
 bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
   *identical = false;
@@ -121,7 +122,7 @@ int nx_door_host(nx_array *const *written, int nw, nx_array *const *read, int nr
       return s;
     }
   /* The kernel's view of the operands: on the stack for the usual few. */
-  nx_operand few[2 * NX_MAX_OPERANDS], *ops = L.n <= 2 * NX_MAX_OPERANDS ? few : malloc((size_t)L.n * sizeof *ops);
+  nx_operand few[2 * NX_MAX_OPERANDS], *ops = L.n <= 2 * NX_MAX_OPERANDS ? few : nx__malloc((size_t)L.n * sizeof *ops);
   if (!ops) {
     release_upto(&L, L.n);
     return nx__fail(NX_ENOMEM, "%s: no memory for %d operands", name, L.n);
@@ -133,7 +134,7 @@ int nx_door_host(nx_array *const *written, int nw, nx_array *const *read, int nr
   }
   nx_answer a = fn(ctx, ops, nw, nr);
   release_upto(&L, L.n);
-  if (ops != few) free(ops);
+  if (ops != few) nx__free(ops);
   return (int)a;
 }
 

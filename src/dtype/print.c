@@ -6,6 +6,7 @@
 
 #include "../base/error.h"
 #include "dtype_internal.h"
+#include "../base/alloc.h"
 
 /* The float64 bits of 1e-4 and 1e16, where positional text starts and ends:
    a double is at least 10^-4 iff it is at least the double nearest 10^-4,
@@ -146,15 +147,15 @@ typedef struct {
 static _Atomic(text_table *) tables[NX_DTYPE_COUNT];
 
 static void free_table(text_table *t) {
-  if (t) { free(t->start); free(t->pool); }
-  free(t);
+  if (t) { nx__free(t->start); nx__free(t->pool); }
+  nx__free(t);
 }
 
 static text_table *make_table(int code) {
   size_t n = (size_t)1 << nx_dtype_bits_of(code), used = 0;
-  text_table *t = calloc(1, sizeof *t);
-  if (t) t->start = malloc((n + 1) * sizeof *t->start);
-  if (t && t->start) t->pool = malloc(n * NX_DTYPE_PP_MAX + COPY);
+  text_table *t = nx__calloc(1, sizeof *t);
+  if (t) t->start = nx__malloc((n + 1) * sizeof *t->start);
+  if (t && t->start) t->pool = nx__malloc(n * NX_DTYPE_PP_MAX + COPY);
   if (!t || !t->start || !t->pool) { free_table(t); return NULL; }
   for (size_t b = 0; b < n; b++) {
     t->start[b] = (uint32_t)used;
@@ -163,7 +164,7 @@ static text_table *make_table(int code) {
   t->start[n] = (uint32_t)used;
   /* Room past the last text for the fixed-size copy of float_text. */
   memset(t->pool + used, 0, COPY);
-  char *shrunk = realloc(t->pool, used + COPY);
+  char *shrunk = nx__realloc(t->pool, used + COPY);
   if (shrunk) t->pool = shrunk;
   return t;
 }

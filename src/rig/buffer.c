@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rig_internal.h"
+#include "../base/alloc.h"
 
 static const char *const kind_names[] = {"device", "host", "io"};
 
@@ -19,7 +20,7 @@ const char *nx__buffer_text(const nx_buffer *b, char *t, int cap) {
 }
 
 nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map) {
-  nx_buffer *b = NX__INJECT() ? NULL : calloc(1, sizeof *b);
+  nx_buffer *b = NX__INJECT() ? NULL : nx__calloc(1, sizeof *b);
   if (!b) return NULL;
   atomic_init(&b->refs, 1);
   b->mem = m;
@@ -31,7 +32,7 @@ nx_buffer *nx__handle(nx__memory *m, nx_device *d, nx_access access, void *map) 
 }
 
 nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes) {
-  nx__memory *m = NX__INJECT() ? NULL : calloc(1, sizeof *m);
+  nx__memory *m = NX__INJECT() ? NULL : nx__calloc(1, sizeof *m);
   if (!m) goto fail_alloc;
   if (NX__INJECT() || pthread_mutex_init(&m->order_mu, NULL)) goto fail_order_mu;
   if (NX__INJECT() || pthread_mutex_init(&m->map_mu, NULL)) goto fail_map_mu;
@@ -50,7 +51,7 @@ nx__memory *nx__memory_new(nx_device *d, nx_memory_kind kind, int64_t bytes) {
 fail_map_mu:
   pthread_mutex_destroy(&m->order_mu);
 fail_order_mu:
-  free(m);
+  nx__free(m);
 fail_alloc:
   return NULL;
 }
@@ -58,8 +59,8 @@ fail_alloc:
 void nx__memory_free(nx__memory *m) {
   pthread_mutex_destroy(&m->map_mu);
   pthread_mutex_destroy(&m->order_mu);
-  if (atomic_load(&m->reason_owned)) free(atomic_load(&m->reason));
-  free(m);
+  if (atomic_load(&m->reason_owned)) nx__free(atomic_load(&m->reason));
+  nx__free(m);
 }
 
 int nx_buffer_create(nx_device *d, nx_memory_kind kind, nx_access access, int64_t bytes, nx_buffer **b) {
@@ -118,7 +119,7 @@ void nx_buffer_release(nx_buffer *b) {
   if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
   nx__memory *m = b->mem;
   if (b->map) b->dev->be->unmap(b->dev, b->map);
-  free(b);
+  nx__free(b);
   if (atomic_fetch_sub(&m->handles, 1) == 1) {
     nx__memory_maybe_release(m);
     /* No handle is left, so no job or claim can be: the memory goes. */

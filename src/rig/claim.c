@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rig_internal.h"
+#include "../base/alloc.h"
 
 /* Claims one operand, or answers why not, in the seed's precedence. */
 static nx_claim_answer claim_one(nx_buffer *b, bool write) {
@@ -84,7 +85,7 @@ int nx_buffer_consume(nx_buffer *b, const char *reason) {
     return nx__fail(NX_EINVAL, "nx_buffer_consume: %s is not held exclusive", nx__buffer_text(b, t, sizeof t));
   if (!reason) return nx__fail(NX_EINVAL, "nx_buffer_consume: the reason is NULL");
   size_t len = strlen(reason);
-  char *r = malloc(len + 1);
+  char *r = nx__malloc(len + 1);
   if (!r) return nx__fail(NX_ENOMEM, "nx_buffer_consume: no memory for the reason");
   memcpy(r, reason, len + 1);
   nx__memory *m = b->mem;

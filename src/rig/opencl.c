@@ -16,6 +16,7 @@
 #ifdef NX_HAVE_OPENCL
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include "../base/alloc.h"
 
 typedef struct {
   cl_context ctx;
@@ -140,7 +141,7 @@ static void written(nx_buffer *b) {
 }
 
 static view *view_new(nx__memory *m, cl_mem mem, cl_command_queue q) {
-  view *v = NX__INJECT() ? NULL : calloc(1, sizeof *v);
+  view *v = NX__INJECT() ? NULL : nx__calloc(1, sizeof *v);
   if (!v) return NULL;
   v->mem = mem;
   v->q = q;
@@ -186,7 +187,7 @@ static void view_drop(view *v) {
   pthread_mutex_unlock(&m->map_mu);
   if (!last) return;
   clReleaseMemObject(v->mem);
-  free(v);
+  nx__free(v);
 }
 
 static bool version_ok(cl_device_id id) {
@@ -203,7 +204,7 @@ static int add_device(cl_context ctx, cl_device_id id, int platform, const char 
   cl_int err = CL_SUCCESS;
   cl_command_queue q = NX__INJECT() ? NULL : clCreateCommandQueue(ctx, id, 0, &err);
   if (!q || err != CL_SUCCESS) goto fail_queue;
-  ocl *o = NX__INJECT() ? NULL : malloc(sizeof *o);
+  ocl *o = NX__INJECT() ? NULL : nx__malloc(sizeof *o);
   if (!o) goto fail_state;
   nx_device *d = nx__device_new(NX__OPENCL, &nx__opencl_backend);
   if (!d) goto fail_device;
@@ -218,7 +219,7 @@ static int add_device(cl_context ctx, cl_device_id id, int platform, const char 
   snprintf(d->description, sizeof d->description, "%s (%s)", dname, pname);
   return 0;
 fail_device:
-  free(o);
+  nx__free(o);
 fail_state:
   clReleaseCommandQueue(q);
 fail_queue:
@@ -272,7 +273,7 @@ static int ocl_alloc(nx_device *d, nx__memory *m) {
   case NX_MEMORY_DEVICE: mem = clCreateBuffer(OCL(d)->ctx, CL_MEM_READ_WRITE, size, NULL, &err); break;
   case NX_MEMORY_HOST:
     size = (size + 4095) / 4096 * 4096;
-    if (!(m->host = aligned_alloc(4096, size))) return NX_ENOMEM;
+    if (!(m->host = nx__aligned_alloc(4096, size))) return NX_ENOMEM;
     mem = clCreateBuffer(OCL(d)->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size, m->host, &err);
     break;
   case NX_MEMORY_IO: mem = clCreateBuffer(OCL(d)->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, NULL, &err); break;
@@ -301,18 +302,18 @@ fail_add:
     clFinish(OCL(d)->q);
   }
 fail_map:
-  free(v);
+  nx__free(v);
 fail_view:
   clReleaseMemObject(mem);
 fail_buffer:
-  if (m->kind == NX_MEMORY_HOST) free(m->host);
+  if (m->kind == NX_MEMORY_HOST) nx__free(m->host);
   m->host = NULL;
   return s;
 }
 
 static void ocl_release(nx__memory *m) {
   view_drop(m->impl);
-  if (m->kind == NX_MEMORY_HOST) free(m->host);
+  if (m->kind == NX_MEMORY_HOST) nx__free(m->host);
 }
 
 static int ocl_read(nx_buffer *b, int64_t off, void *dst, int64_t n) {
@@ -372,7 +373,7 @@ static void *ocl_map(nx_device *d, nx__memory *m) {
   }
   if (view_add(v)) {
     clReleaseMemObject(mem);
-    free(v);
+    nx__free(v);
     return NULL;
   }
   return v;
@@ -411,8 +412,8 @@ static int fail_by_user_event(nx_device *d, void *ctx) {
 
 int nx__opencl_fail_by_user_event(nx_device *d, nx_buffer *written) {
   if (!d || d->type != NX__OPENCL) return nx__fail(NX_EINVAL, "nx__opencl_fail_by_user_event: not an OpenCL device");
-  nx__job *j = calloc(1, sizeof *j);
-  if (!j || !(j->bufs = calloc(1, sizeof *j->bufs))) { free(j); return NX_ENOMEM; }
+  nx__job *j = nx__calloc(1, sizeof *j);
+  if (!j || !(j->bufs = nx__calloc(1, sizeof *j->bufs))) { nx__free(j); return NX_ENOMEM; }
   j->kind = NX__JOB_HOOK;
   j->hook = fail_by_user_event;
   if (written) {
@@ -423,8 +424,8 @@ int nx__opencl_fail_by_user_event(nx_device *d, nx_buffer *written) {
   int s = nx__enqueue(d, j, "nx__opencl_fail_by_user_event");
   if (s) {
     nx_buffer_release(written);
-    free(j->bufs);
-    free(j);
+    nx__free(j->bufs);
+    nx__free(j);
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rig_internal.h"
+#include "../base/alloc.h"
 #ifdef NX_TESTING
 #include "rig_test.h"
 #endif
@@ -24,7 +25,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   int n = atomic_load_explicit(&count, memory_order_relaxed);
   if (n == NX__MAX_DEVICES) return NULL;
-  nx_device *d = NX__INJECT() ? NULL : calloc(1, sizeof *d);
+  nx_device *d = NX__INJECT() ? NULL : nx__calloc(1, sizeof *d);
   if (!d) return NULL;
   d->type = type;
   d->be = be;
@@ -33,7 +34,7 @@ nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   atomic_init(&d->lost, false);
   atomic_init(&d->faults, 0);
   if (nx__timeline_start(d)) {
-    free(d);
+    nx__free(d);
     return NULL;
   }
   table[n] = d;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rig_internal.h"
+#include "../base/alloc.h"
 
 /* Whether d may touch b's memory: its own, the host's, one it maps through b
    (a borrow onto d), and for the host any memory it addresses. */
@@ -25,9 +26,9 @@ static int check(const char *fn, nx_device *d, nx_buffer *b, bool write) {
 }
 
 static nx__job *job_new(nx__job_kind kind, int nbuf) {
-  nx__job *j = NX__INJECT() ? NULL : calloc(1, sizeof *j);
-  if (j && (NX__INJECT() || !(j->bufs = calloc((size_t)(nbuf > 0 ? nbuf : 1), sizeof *j->bufs)))) {
-    free(j);
+  nx__job *j = NX__INJECT() ? NULL : nx__calloc(1, sizeof *j);
+  if (j && (NX__INJECT() || !(j->bufs = nx__calloc((size_t)(nbuf > 0 ? nbuf : 1), sizeof *j->bufs)))) {
+    nx__free(j);
     j = NULL;
   }
   if (j) j->kind = kind;
@@ -40,8 +41,8 @@ static int queue(const char *fn, nx_device *d, nx__job *j) {
   int s = nx__enqueue(d, j, fn);
   if (s) {
     for (int i = 0; i < j->nbuf; i++) nx_buffer_release(j->bufs[i]);
-    free(j->bufs);
-    free(j);
+    nx__free(j->bufs);
+    nx__free(j);
   }
   return s;
 }

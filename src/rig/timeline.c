@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rig_internal.h"
+#include "../base/alloc.h"
 
 bool nx__memory_lost(const nx__memory *m) {
   /* Device and io memory are the device's storage (io memory the pages its
@@ -101,11 +102,11 @@ static int run_copy(nx__job *j, const held_locks *h) {
     return src->dev->be->read(src, j->soff, (char *)dm->host + j->doff, j->bytes);
   }
   if (dst->dev == src->dev && dst->dev->be->copy) return dst->dev->be->copy(dst, j->doff, src, j->soff, j->bytes);
-  void *tmp = malloc((size_t)j->bytes);
+  void *tmp = nx__malloc((size_t)j->bytes);
   if (!tmp) return NX_ENOMEM;
   s = src->dev->be->read(src, j->soff, tmp, j->bytes);
   if (!s) s = dst->dev->be->write(dst, j->doff, tmp, j->bytes);
-  free(tmp);
+  nx__free(tmp);
   return s;
 }
 
@@ -156,8 +157,8 @@ static void finish(nx_device *d, nx__job *j) {
   d->tl.completed = j->seq;
   pthread_cond_broadcast(&d->tl.cv);
   pthread_mutex_unlock(&d->tl.mu);
-  free(j->bufs);
-  free(j);
+  nx__free(j->bufs);
+  nx__free(j);
 }
 
 static void *worker(void *arg) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../base/alloc.h"
 
 struct nx__chunk {
   nx__chunk *next;
@@ -28,7 +29,7 @@ void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
     size_t cap = c ? c->cap * 2 : CHUNK_MIN;
     if (cap > CHUNK_MAX) cap = CHUNK_MAX;
     if (n > cap) cap = n;
-    nx__chunk *k = calloc(1, sizeof *k + cap);
+    nx__chunk *k = nx__calloc(1, sizeof *k + cap);
     if (!k) return NULL;
     k->cap = cap;
     if (c && n > CHUNK_MAX / 4) { /* a big object: keep filling the current chunk after it */
@@ -58,7 +59,7 @@ const char *nx__shape_strndup(nx_shape_session *s, const char *str, size_t n) {
 
 static int grow(void **p, int *cap, size_t elem) {
   int nc = *cap ? *cap * 2 : 8;
-  void *q = realloc(*p, (size_t)nc * elem);
+  void *q = nx__realloc(*p, (size_t)nc * elem);
   if (!q) return NX_ENOMEM;
   *p = q;
   *cap = nc;
@@ -86,7 +87,7 @@ bool nx__ivec_has(const nx__ivec *v, int x) {
 int nx__ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
   if (s->nlk + 1 >= s->caplk) {
     int nc = s->caplk ? s->caplk * 2 : 1024;
-    nx__link *p = realloc(s->lk, (size_t)nc * sizeof *p);
+    nx__link *p = nx__realloc(s->lk, (size_t)nc * sizeof *p);
     if (!p) return NX_ENOMEM;
     s->lk = p;
     s->caplk = nc;
@@ -109,7 +110,7 @@ bool nx__ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
 int nx__lbound_new(nx_shape_session *s) {
   if (s->nlbs + 1 >= s->caplbs) {
     int nc = s->caplbs ? s->caplbs * 2 : 256;
-    nx__lbound *p = realloc(s->lbs, (size_t)nc * sizeof *p);
+    nx__lbound *p = nx__realloc(s->lbs, (size_t)nc * sizeof *p);
     if (!p) return NX_ENOMEM;
     s->lbs = p;
     s->caplbs = nc;
@@ -121,7 +122,7 @@ int nx__lbound_new(nx_shape_session *s) {
 
 int nx_shape_session_new(nx_shape_session **out) {
   if (!out) return nx__fail(NX_EINVAL, "nx_shape_session_new: the result is NULL");
-  nx_shape_session *s = calloc(1, sizeof *s);
+  nx_shape_session *s = nx__calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   s->nvars = 1;
   nx__hold_init(&s->marks, 0);
@@ -139,27 +140,27 @@ int nx_shape_session_new(nx_shape_session **out) {
 
 void nx_shape_session_free(nx_shape_session *s) {
   if (!s) return;
-  for (int i = 0; i < s->nvpages; i++) free(s->vpages[i]);
-  free(s->vpages);
-  free(s->lk);
-  free(s->lbs);
-  free(s->val);
-  free(s->self);
-  free(s->pending.p);
-  free(s->queue.p);
+  for (int i = 0; i < s->nvpages; i++) nx__free(s->vpages[i]);
+  nx__free(s->vpages);
+  nx__free(s->lk);
+  nx__free(s->lbs);
+  nx__free(s->val);
+  nx__free(s->self);
+  nx__free(s->pending.p);
+  nx__free(s->queue.p);
   nx__hold_free(&s->marks);
   nx__hold_free(&s->deferred);
-  free(s->wk);
-  free(s->tensors.p);
+  nx__free(s->wk);
+  nx__free(s->tensors.p);
   for (nx__chunk *c = s->chunks, *n; c; c = n) {
     n = c->next;
-    free(c);
+    nx__free(c);
   }
   for (nx__chunk *c = s->self_chunks, *n; c; c = n) {
     n = c->next;
-    free(c);
+    nx__free(c);
   }
-  free(s);
+  nx__free(s);
 }
 
 int64_t nx_shape_constraint_count(const nx_shape_session *s) {

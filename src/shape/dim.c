@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../base/alloc.h"
 
 int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
   if (s->nvars >= s->capvars) {
@@ -15,19 +16,19 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
     while (s->nvpages * NX__VPAGE < nc) {
       if (s->nvpages == s->capvpages) {
         int np = s->capvpages ? s->capvpages * 2 : 8;
-        nx__var **pp = realloc(s->vpages, (size_t)np * sizeof *pp);
+        nx__var **pp = nx__realloc(s->vpages, (size_t)np * sizeof *pp);
         if (!pp) return NX_ENOMEM;
         s->vpages = pp;
         s->capvpages = np;
       }
-      nx__var *p = malloc((size_t)NX__VPAGE * sizeof *p);
+      nx__var *p = nx__malloc((size_t)NX__VPAGE * sizeof *p);
       if (!p) return NX_ENOMEM;
       s->vpages[s->nvpages++] = p;
     }
-    nx__val *q = realloc(s->val, (size_t)nc * sizeof *q);
+    nx__val *q = nx__realloc(s->val, (size_t)nc * sizeof *q);
     if (!q) return NX_ENOMEM;
     s->val = q;
-    q = realloc(s->self, (size_t)nc * sizeof *q);
+    q = nx__realloc(s->self, (size_t)nc * sizeof *q);
     if (!q) return NX_ENOMEM;
     s->self = q;
     s->capvars = nc;
@@ -196,7 +197,7 @@ const nx_row *nx__rsub(nx_shape_session *s, const nx_row *r) {
 const nx_row *nx__rsub_full(nx_shape_session *s, const nx_row *r) {
   const nx_row *x = nx__rsub(s, r);
   int n = x->nbeg + x->ndims;
-  const nx_dim *buf[64], **all = n <= 64 ? buf : malloc((size_t)n * sizeof *all);
+  const nx_dim *buf[64], **all = n <= 64 ? buf : nx__malloc((size_t)n * sizeof *all);
   if (!all) return x;
   bool same = true;
   for (int i = 0; i < n; i++) {
@@ -204,7 +205,7 @@ const nx_row *nx__rsub_full(nx_shape_session *s, const nx_row *r) {
     same = same && all[i] == x->beg[i];
   }
   const nx_row *y = same ? x : nx__row_new(s, all, x->nbeg, all + x->nbeg, x->ndims, x->var);
-  if (all != buf) free(all);
+  if (all != buf) nx__free(all);
   return y ? y : x;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../base/alloc.h"
 
 void nx__hold_init(nx__hold *h, int tag) {
   memset(h, 0, sizeof *h);
@@ -21,19 +22,19 @@ void nx__hold_init(nx__hold *h, int tag) {
 }
 
 void nx__hold_free(nx__hold *h) {
-  free(h->p);
-  free(h->cs);
-  free(h->live[0].p);
-  free(h->live[1].p);
-  free(h->heap.p);
-  free(h->next.p);
-  free(h->seq.p);
+  nx__free(h->p);
+  nx__free(h->cs);
+  nx__free(h->live[0].p);
+  nx__free(h->live[1].p);
+  nx__free(h->heap.p);
+  nx__free(h->next.p);
+  nx__free(h->seq.p);
 }
 
 int nx__cvec_push(nx__cvec *v, const nx__cons *c) {
   if (v->n == v->cap) {
     int nc = v->cap ? v->cap * 2 : 64;
-    nx__cons *p = realloc(v->p, (size_t)nc * sizeof *p);
+    nx__cons *p = nx__realloc(v->p, (size_t)nc * sizeof *p);
     if (!p) return NX_ENOMEM;
     v->p = p;
     v->cap = nc;
@@ -49,7 +50,7 @@ static int reg(nx_shape_session *s, int v, int code) {
   if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
   if (s->nwk + 1 >= s->capwk) {
     int nc = s->capwk ? s->capwk * 2 : 1024;
-    void *p = realloc(s->wk, (size_t)nc * sizeof *s->wk);
+    void *p = nx__realloc(s->wk, (size_t)nc * sizeof *s->wk);
     if (!p) return NX_ENOMEM;
     s->wk = p;
     s->capwk = nc;
@@ -142,7 +143,7 @@ static int grow(nx__hold *h, int n) {
   if (h->n + n <= h->cap) return 0;
   int nc = h->cap ? h->cap * 2 : 256;
   if (nc < h->n + n) nc = h->n + n;
-  nx__held *p = realloc(h->p, (size_t)nc * sizeof *p);
+  nx__held *p = nx__realloc(h->p, (size_t)nc * sizeof *p);
   if (!p) return NX_ENOMEM;
   h->p = p;
   h->cap = nc;
@@ -154,7 +155,7 @@ int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool chang
   if (grow(h, 1)) return NX_ENOMEM;
   if (h->ncs == h->capcs) {
     int nc = h->capcs ? h->capcs * 2 : 256;
-    nx__cons *p = realloc(h->cs, (size_t)nc * sizeof *p);
+    nx__cons *p = nx__realloc(h->cs, (size_t)nc * sizeof *p);
     if (!p) return NX_ENOMEM;
     h->cs = p;
     h->capcs = nc;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "../base/alloc.h"
 
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
@@ -49,7 +50,7 @@ typedef struct {
 static int heap_push(heap *h, int64_t drop, int v) {
   if (h->n == h->cap) {
     int nc = h->cap ? h->cap * 2 : 64;
-    struct entry *q = realloc(h->p, (size_t)nc * sizeof *q);
+    struct entry *q = nx__realloc(h->p, (size_t)nc * sizeof *q);
     if (!q) return NX_ENOMEM;
     h->p = q;
     h->cap = nc;
@@ -115,8 +116,8 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
   }
   if (!rc)
     for (int i = 0; i < done.n; i++) NX__VAR(s, done.p[i])->pot -= NX__VAR(s, done.p[i])->drop;
-  free(h.p);
-  free(done.p);
+  nx__free(h.p);
+  nx__free(done.p);
   return rc;
 }
 

@@ -26,9 +26,15 @@ static uint64_t rng_state = 0x243F6A8885A308D3u;
 
 static inline void rng_seed(uint64_t s) { rng_state = s; }
 
+/* A fuzzer defines LAYOUT_MODEL_RNG to draw the cases from its input. */
+#ifdef LAYOUT_MODEL_RNG
+uint64_t LAYOUT_MODEL_RNG(void);
+static inline uint64_t rng_u64(void) { return LAYOUT_MODEL_RNG(); }
+#else
 static inline uint64_t rng_u64(void) {
   return splitmix64_next(&rng_state);
 }
+#endif
 
 /* Uniform in [lo, hi], both included (hi - lo small). */
 static inline int64_t rng_in(int64_t lo, int64_t hi) {

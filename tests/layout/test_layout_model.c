@@ -889,45 +889,50 @@ static void check_identical(const nx_layout *a) {
 
 /* ---- Main ---------------------------------------------------------------- */
 
+/* One case: a random layout, its facts, a random movement sequence, and
+   bitcast, copy, sharing and identity on what it gives. The fuzzer of
+   movements (tests/fuzz) runs it with its input as the random source. */
+static long moves, seqs_long;
+static void one_case(void) {
+  stat_cases++;
+  nx_layout l, cur, next;
+  rand_layout(&l);
+  check_facts(&l);
+  cur = l;
+  int nm = (int)rng_in(1, 4), done = 0;
+  for (int k = 0; k < nm; k++) {
+    nx_move spec;
+    rand_move(&cur, &spec);
+    moves++;
+    if (check_move(&cur, &spec, &next) != 0) break;
+    cur = next;
+    done++;
+    check_facts(&cur);
+  }
+  if (done >= 2) seqs_long++;
+  check_bitcast(&l);
+  check_copy(&l, bit_widths[rng_in(0, 6)]);
+  if (done) check_copy(&cur, bit_widths[rng_in(0, 6)]);
+  /* Pairs: a random other layout, the moved layout over the same memory,
+     and l shifted by a few positions. */
+  nx_layout o;
+  rand_layout(&o);
+  check_shares(&l, &o);
+  check_shares(&l, &cur);
+  nx_layout sh = l;
+  sh.offset += rng_in(-3, 3);
+  check_shares(&l, &sh);
+  check_identical(&l);
+  check_identical(&cur);
+}
+
 int main(void) {
   long cases = 200000;
   const char *env = getenv("NX_LAYOUT_CASES");
   if (env && atol(env) > 0) cases = atol(env);
   rng_seed(0x5EED1A70u);
   clock_t t0 = clock();
-  long moves = 0, seqs_long = 0;
-  for (long c = 0; c < cases; c++) {
-    stat_cases++;
-    nx_layout l, cur, next;
-    rand_layout(&l);
-    check_facts(&l);
-    cur = l;
-    int nm = (int)rng_in(1, 4), done = 0;
-    for (int k = 0; k < nm; k++) {
-      nx_move spec;
-      rand_move(&cur, &spec);
-      moves++;
-      if (check_move(&cur, &spec, &next) != 0) break;
-      cur = next;
-      done++;
-      check_facts(&cur);
-    }
-    if (done >= 2) seqs_long++;
-    check_bitcast(&l);
-    check_copy(&l, bit_widths[rng_in(0, 6)]);
-    if (done) check_copy(&cur, bit_widths[rng_in(0, 6)]);
-    /* Pairs: a random other layout, the moved layout over the same memory,
-       and l shifted by a few positions. */
-    nx_layout o;
-    rand_layout(&o);
-    check_shares(&l, &o);
-    check_shares(&l, &cur);
-    nx_layout sh = l;
-    sh.offset += rng_in(-3, 3);
-    check_shares(&l, &sh);
-    check_identical(&l);
-    check_identical(&cur);
-  }
+  for (long c = 0; c < cases; c++) one_case();
   double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
   printf("%ld cases, %ld movements (%ld sequences of 2 or more applied), %ld constructed, %.2f s\n", stat_cases, moves, seqs_long, stat_ctor, secs);
   for (int k = 0; k < 8; k++)

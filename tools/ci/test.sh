@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # make test: configure, build and run every suite under ctest, once plainly and
-# once under ASan+UBSan, the concurrency suites under TSan too, then print
+# once under ASan+UBSan, the concurrency suites under TSan too, the fuzzers
+# for 10 seconds each (clang, label fuzz), then print
 # "N passed, M failed, K skipped" with the reasons for skips above it.
 set -u
 cd "$(dirname "$0")/../.."
@@ -41,6 +42,12 @@ if (cd build/plain 2>/dev/null && ctest -N -L concurrency | grep -q "Test *#"); 
 else
   echo "== tsan: no suite is labelled concurrency"
 fi
+# The fuzzers, 10 seconds each over their seed corpora, where clang is.
+if command -v clang >/dev/null; then
+  run fuzz "-DCMAKE_C_COMPILER=clang -DNX_FUZZ=ON -DNX_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo" "-L fuzz"
+else
+  echo "== fuzz: skipped: no clang (tools/install-deps.sh test installs it)"
+fi
 shopt -s nullglob
-"$py" tools/ci/summary.py build/plain/junit.xml build/asan/junit.xml build/tsan/junit.xml build/*.buildfail || status=1
+"$py" tools/ci/summary.py build/plain/junit.xml build/asan/junit.xml build/tsan/junit.xml build/fuzz/junit.xml build/*.buildfail || status=1
 exit $status

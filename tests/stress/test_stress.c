@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Concurrency stress: threads for a bounded time claiming pairs of shared
+   buffers all-or-none, holding and donating or giving back, freeing,
+   submitting fills and waiting, and copying their own data through a test
+   device and back, while one test device is lost part-way. Invariants:
+   - a refused claim answers a refusal for some operand, and every answer
+     is one of the four;
+   - every failure is a negative status with a message; fills and waits on
+     shared memory answer 0, dead (NX_EINVAL) or lost (NX_ELOST);
+   - a thread's own round trip reads back exactly the bytes it wrote (no
+     torn or lost writes) unless its device is lost;
+   - every wait returns (ctest's timeout would catch a hang);
+   - at the end no claim is left: every live shared buffer can be held
+     exclusive, and LeakSanitizer (ASan build) finds no leak.
+   Short by default (2 s, 8 threads, under TSan too: label concurrency);
+   NX_LONG_TESTS=1 runs 16 threads for NX_STRESS_SECONDS (600). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../check.h"
+#include "../common.h"
+#include "nx.h"
+#include "rig_test.h"
+
+enum { SLOTS = 8, BYTES = 256, MAX_THREADS = 16 };
+
+static nx_device *lossy, *steady;
+static atomic_bool lossy_lost, stop;
+static pthread_mutex_t slot_mu[SLOTS];
+static nx_buffer *slot[SLOTS];
+static atomic_long n_claims, n_refused, n_donated, n_freed, n_fills, n_trips, n_failures;
+static pthread_mutex_t check_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* CHECK from any thread. */
+#define TCHECK(cond, ...)               \
+  do {                                  \
+    pthread_mutex_lock(&check_mu);      \
+    CHECK(cond, __VA_ARGS__);           \
+    pthread_mutex_unlock(&check_mu);    \
+  } while (0)
+
+static void failed_well(int s, const char *what) {
+  atomic_fetch_add(&n_failures, 1);
+  TCHECK(s < 0 && nx_error_message()[0], "%s: status %d, message \"%s\"", what, s, nx_error_message());
+}
+
+/* A new shared buffer for slot k: on the lossy device while it lives. */
+static nx_buffer *fresh(int k) {
+  nx_buffer *b = NULL;
+  bool dev = (k & 1) && !atomic_load(&lossy_lost);
+  int s = nx_buffer_create(dev ? lossy : nx_rig_host(), dev ? NX_MEMORY_DEVICE : NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, BYTES, &b);
+  if (s) {
+    failed_well(s, "nx_buffer_create");
+    s = nx_buffer_create(nx_rig_host(), NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, BYTES, &b);
+    TCHECK(s == 0, "host nx_buffer_create: %s", nx_error_message());
+  }
+  return b;
+}
+
+static nx_buffer *take(int k) {
+  pthread_mutex_lock(&slot_mu[k]);
+  nx_buffer *b = slot[k];
+  nx_buffer_retain(b);
+  pthread_mutex_unlock(&slot_mu[k]);
+  return b;
+}
+
+/* b is dead: the slot gets a new buffer, once. */
+static void replace(int k, nx_buffer *b) {
+  pthread_mutex_lock(&slot_mu[k]);
+  if (slot[k] == b) {
+    slot[k] = fresh(k);
+    nx_buffer_release(b);
+  }
+  pthread_mutex_unlock(&slot_mu[k]);
+}
+
+static void claim_pair(uint64_t r) {
+  int i = (int)(r % SLOTS), j = (int)((r >> 8) % SLOTS);
+  nx_buffer *bs[2] = {take(i), take(j)};
+  bool w[2] = {(r >> 16) & 1, (r >> 17) & 1};
+  nx_claim_answer ans[2];
+  int s = nx_rig_claim(2, bs, w, ans);
+  if (s == 0) {
+    atomic_fetch_add(&n_claims, 1);
+    nx_rig_release(2, bs, w);
+  } else {
+    atomic_fetch_add(&n_refused, 1);
+    TCHECK(s == NX_RIG_REFUSED && (ans[0] != NX_CLAIMED || ans[1] != NX_CLAIMED) && ans[0] <= NX_CLAIM_READ_ONLY &&
+               ans[1] <= NX_CLAIM_READ_ONLY,
+           "nx_rig_claim refused with %d, answers %d %d", s, ans[0], ans[1]);
+  }
+  nx_buffer_release(bs[0]);
+  nx_buffer_release(bs[1]);
+}
+
+static void donate(uint64_t r) {
+  int k = (int)(r % SLOTS);
+  nx_buffer *b = take(k);
+  if (nx_buffer_hold_exclusive(b) == 0) {
+    if ((r >> 8) & 1) {
+      int s = nx_buffer_consume(b, "donated by the stress test");
+      TCHECK(s == 0, "nx_buffer_consume under a hold: %s", nx_error_message());
+      atomic_fetch_add(&n_donated, 1);
+      replace(k, b);
+    } else {
+      TCHECK(nx_buffer_unhold(b) == 0, "nx_buffer_unhold: %s", nx_error_message());
+    }
+  }
+  nx_buffer_release(b);
+}
+
+static void free_one(uint64_t r) {
+  int k = (int)(r % SLOTS);
+  nx_buffer *b = take(k);
+  if (nx_buffer_free(b) == 0) {
+    atomic_fetch_add(&n_freed, 1);
+    replace(k, b);
+  }
+  nx_buffer_release(b);
+}
+
+static void fill_shared(uint64_t r) {
+  nx_buffer *b = take((int)(r % SLOTS));
+  int s = nx_rig_submit_fill(b, 0, BYTES, (uint8_t)r);
+  if (s == 0) s = nx_buffer_wait(b, NX_ACCESS_READ);
+  if (s) {
+    failed_well(s, "a fill of shared memory and its wait");
+    TCHECK(s == NX_EINVAL || s == NX_ELOST, "a fill or wait answered %d (%s)", s, nx_error_message());
+  }
+  atomic_fetch_add(&n_fills, 1);
+  nx_buffer_release(b);
+}
+
+/* The thread's own bytes through a device and back. Failed work makes the
+   host memory it would have written lost for good: a new one takes its
+   place. */
+static void round_trip(uint64_t r, nx_buffer **minep) {
+  nx_buffer *mine = *minep;
+  nx_device *d = (r >> 8) & 1 ? lossy : steady;
+  nx_buffer *dev;
+  int s = nx_buffer_create(d, NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, BYTES, &dev);
+  if (s) {
+    failed_well(s, "nx_buffer_create on a test device");
+    return;
+  }
+  uint8_t v = (uint8_t)(r >> 16);
+  if (!(s = nx_rig_submit_fill(dev, 0, BYTES, v)) && !(s = nx_rig_submit_copy(mine, 0, dev, 0, BYTES)))
+    s = nx_buffer_wait(mine, NX_ACCESS_READ_WRITE);
+  if (s == 0) {
+    const uint8_t *p = nx_buffer_host_address(mine);
+    int bad = 0;
+    for (int k = 0; k < BYTES; k++) bad += p[k] != v;
+    TCHECK(bad == 0, "a round trip through %s read back %d bytes that are not %u", nx_device_name(d), bad, v);
+    atomic_fetch_add(&n_trips, 1);
+  } else {
+    failed_well(s, "a round trip");
+    TCHECK(d == lossy && s == NX_ELOST, "a round trip through %s failed: %d (%s)", nx_device_name(d), s, nx_error_message());
+    nx_buffer_release(mine);
+    if (nx_buffer_create(nx_rig_host(), NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, BYTES, minep)) *minep = NULL;
+    TCHECK(*minep != NULL, "host nx_buffer_create: %s", nx_error_message());
+  }
+  nx_buffer_release(dev);
+}
+
+static void *worker(void *arg) {
+  uint64_t seed = (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ull + 1;
+  nx_buffer *mine;
+  if (nx_buffer_create(nx_rig_host(), NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, BYTES, &mine)) return NULL;
+  while (!atomic_load(&stop)) {
+    uint64_t r = splitmix64_next(&seed);
+    switch (r % 8) {
+    case 0: case 1: case 2: claim_pair(r >> 3); break;
+    case 3: donate(r >> 3); break;
+    case 4: free_one(r >> 3); break;
+    case 5: case 6: fill_shared(r >> 3); break;
+    default:
+      if (mine) round_trip(r >> 3, &mine);
+      break;
+    }
+  }
+  nx_buffer_release(mine);
+  return NULL;
+}
+
+int main(void) {
+  bool long_run = getenv("NX_LONG_TESTS") && strcmp(getenv("NX_LONG_TESTS"), "1") == 0;
+  double secs = 2;
+  int nthreads = long_run ? 16 : 8;
+  if (long_run) secs = getenv("NX_STRESS_SECONDS") ? atof(getenv("NX_STRESS_SECONDS")) : 600;
+  if (!nx_rig_host() || nx_rig_test_device(&lossy) || nx_rig_test_device(&steady)) return skip("no test devices");
+  for (int k = 0; k < SLOTS; k++) {
+    pthread_mutex_init(&slot_mu[k], NULL);
+    slot[k] = fresh(k);
+  }
+  pthread_t th[MAX_THREADS];
+  for (int k = 0; k < nthreads; k++) pthread_create(&th[k], NULL, worker, (void *)(uintptr_t)(k + 1));
+  struct timespec half = {(time_t)(secs / 2), (long)((secs / 2 - (time_t)(secs / 2)) * 1e9)};
+  nanosleep(&half, NULL);
+  /* The lossy device fails at its next work: every wait on it settles. */
+  TCHECK(nx_test_device_fail(lossy, NX_FAULT_WHILE_RUNNING) == 0, "nx_test_device_fail: %s", nx_error_message());
+  atomic_store(&lossy_lost, true);
+  nanosleep(&half, NULL);
+  atomic_store(&stop, true);
+  for (int k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
+  /* No claim left behind: every live shared buffer can be held. */
+  for (int k = 0; k < SLOTS; k++) {
+    if (!nx_buffer_dead(slot[k]))
+      CHECK(nx_buffer_hold_exclusive(slot[k]) == 0 && nx_buffer_unhold(slot[k]) == 0, "slot %d after the threads: %s", k, nx_error_message());
+    nx_buffer_release(slot[k]);
+  }
+  CHECK(n_claims > 0 && n_refused > 0 && n_donated > 0 && n_freed > 0 && n_trips > 0, "every kind of operation ran");
+  printf("%d threads for %.0f s: %ld claims granted, %ld refused, %ld donations, %ld frees, %ld fills, %ld round trips checked, "
+         "%ld failures each with a message; lossy device lost: %s\n",
+         nthreads, secs, (long)n_claims, (long)n_refused, (long)n_donated, (long)n_freed, (long)n_fills, (long)n_trips,
+         (long)n_failures, nx_device_lost(lossy) ? "yes" : "no");
+  return check_done();
+}
