@@ -13,7 +13,8 @@ typedef enum rop { SUM, PROD, MIN, MAX, ANY, ALL } rop;
 
 typedef struct acc {
   nx__v v;
-  bool nan; /* min, max: a NaN was seen (v holds it) */
+  bool nan;   /* min, max: a NaN was seen (v holds it) */
+  bool empty; /* min, max: no element yet */
 } acc;
 
 typedef struct rctx {
@@ -23,7 +24,7 @@ typedef struct rctx {
 } rctx;
 
 static acc identity(const rctx *c) {
-  acc a = {{0}, false};
+  acc a = {{0}, false, c->op == MIN || c->op == MAX};
   int k = nx_dtype_kind_of(c->dt);
   if (c->op == PROD) {
     if (k == NX_KIND_FLOAT) a.v.f = 1;
@@ -62,6 +63,11 @@ static void combine(const rctx *c, acc *a, acc b) {
   case ALL: a->v.u &= b.v.u; return;
   default: break;
   }
+  if (b.empty) return;
+  if (a->empty) {
+    *a = b;
+    return;
+  }
   if (a->nan) return;
   if (b.nan) {
     *a = b;
@@ -77,7 +83,7 @@ static void combine(const rctx *c, acc *a, acc b) {
 }
 
 static acc of_elem(const rctx *c, nx__v v) {
-  acc a = {v, false};
+  acc a = {v, false, false};
   int k = nx_dtype_kind_of(c->dt);
   if (c->op == ANY || c->op == ALL) a.v.u = nonzero(k, v);
   if ((c->op == MIN || c->op == MAX) && k == NX_KIND_FLOAT && isnan(v.f)) a.nan = true;
