@@ -51,6 +51,7 @@ static void exhaustive(nx_dtype dt, int step) {
   int64_t shape[1] = {n};
   nx_array_host(dt, shape, 1, &x);
   nx_array_host(dt, shape, 1, &z);
+  nx_buffer_wait(nx_array_buffer(x), NX_ACCESS_READ_WRITE); /* the zeroing of a sub-byte array's last byte */
   uint8_t *px = nx_buffer_host_address(nx_array_buffer(x));
   for (int64_t i = 0; i < n; i++) {
     uint64_t b = (uint64_t)(i * step);
