@@ -12,6 +12,7 @@
 
 #include "cast.h"
 #include "cast_inputs.h"
+#include "cast_internal.h"
 #include "cast_oracle.h"
 #include "../check.h"
 
@@ -45,14 +46,46 @@ static size_t bytes_for(int bits, size_t n) { return (n * (size_t)bits + 7) / 8 
 
 typedef void (*cast_fn)(nx_dtype, void *, int64_t, int64_t, nx_dtype, const void *, int64_t, int64_t, int64_t);
 
-/* Every pair from `from`, on the inputs in, through fn. */
-static void check_pairs(int from, const inputs *in, cast_fn fn, const char *path) {
+/* The pairs with vector paths, which every instruction-set level runs. */
+static const int fast_pairs[][2] = {
+    {NX_FLOAT32, NX_FLOAT16}, {NX_FLOAT16, NX_FLOAT32}, {NX_FLOAT32, NX_BFLOAT16}, {NX_BFLOAT16, NX_FLOAT32},
+    {NX_FLOAT64, NX_FLOAT8_E4M3FN}, {NX_FLOAT64, NX_FLOAT8_E5M2}, {NX_FLOAT64, NX_FLOAT4_E2M1FN},
+    {NX_FLOAT32, NX_FLOAT8_E4M3FN}, {NX_FLOAT32, NX_FLOAT8_E5M2}, {NX_FLOAT32, NX_FLOAT4_E2M1FN}};
+static int is_fast(int from, int to) {
+  for (size_t i = 0; i < sizeof fast_pairs / sizeof fast_pairs[0]; i++)
+    if (fast_pairs[i][0] == from && fast_pairs[i][1] == to) return 1;
+  return 0;
+}
+
+/* MXCSR's flush-to-zero and denormals-are-zero bits. */
+static unsigned mxcsr_ftz_daz(unsigned on) {
+#if defined(__x86_64__)
+  unsigned old;
+  __asm__ volatile("stmxcsr %0" : "=m"(old));
+  unsigned v = on ? old | 0x8040u : old & ~0x8040u;
+  __asm__ volatile("ldmxcsr %0" : : "m"(v));
+  return old;
+#else
+  return on;
+#endif
+}
+
+/* Every pair from `from` (only those with vector paths if fast_only), on the
+   inputs in, through fn; under flush-to-zero and denormals-are-zero if ftz,
+   where the rule's results into float16 and the formats of a byte or less
+   stay the same (and nx's paths into float32 and bfloat16 keep them too). */
+static void check_pairs_as(int from, const inputs *in, cast_fn fn, const char *path, int fast_only, int ftz) {
   size_t n = in->n;
   uint8_t *src = (uint8_t *)calloc(bytes_for(width(from), n), 1);
   for (size_t i = 0; i < n; i++) put(src, (int64_t)i, width(from), in->lo[i], in->hi[i]);
   for (int to = 0; to < NX_DTYPE_COUNT; to++) {
+    if (fast_only && !is_fast(from, to)) continue;
     uint8_t *dst = (uint8_t *)calloc(bytes_for(width(to), n), 1);
-    fn((nx_dtype)to, dst, 0, 1, (nx_dtype)from, src, 0, 1, (int64_t)n);
+    if (ftz) {
+      unsigned old = mxcsr_ftz_daz(1);
+      fn((nx_dtype)to, dst, 0, 1, (nx_dtype)from, src, 0, 1, (int64_t)n);
+      mxcsr_ftz_daz(old & 0x8040u);
+    } else fn((nx_dtype)to, dst, 0, 1, (nx_dtype)from, src, 0, 1, (int64_t)n);
     long bad = 0;
     for (size_t i = 0; i < n; i++) {
       uint64_t lo, hi, elo, ehi;
@@ -71,6 +104,9 @@ static void check_pairs(int from, const inputs *in, cast_fn fn, const char *path
     free(dst);
   }
   free(src);
+}
+static void check_pairs(int from, const inputs *in, cast_fn fn, const char *path) {
+  check_pairs_as(from, in, fn, path, 0, 0);
 }
 
 /* Strided, negative and zero source steps, strided and negative destination
@@ -122,10 +158,20 @@ int main(void) {
     for (size_t i = 0; i < in.n; i += step) in_add(&use, in.lo[i], in.hi[i]);
     check_pairs(from, &use, nx__cast_run, "nx__cast_run");
     check_pairs(from, &use, nx__cast_run_scalar, "nx__cast_run_scalar");
+    /* Each lower instruction-set level's vector paths, and the best one's
+       under flush-to-zero. */
+    static const char *names[] = {"no vector path", "AVX2", "AVX-512", "AVX-512 with BF16"};
+    for (int level = NX__CAST_ISA_NONE; level < NX__CAST_ISA_BEST; level++)
+      if (nx__cast_set_isa(level) == level) check_pairs_as(from, &use, nx__cast_run, names[level], 1, 0);
+    nx__cast_set_isa(NX__CAST_ISA_BEST);
+    check_pairs_as(from, &use, nx__cast_run, "nx__cast_run under FTZ and DAZ", 1, 1);
     in_free(&in);
     in_free(&use);
   }
-  check_layouts();
+  for (int level = NX__CAST_ISA_NONE; level <= NX__CAST_ISA_BEST; level++) {
+    nx__cast_set_isa(level);
+    check_layouts();
+  }
   mpfr_free_cache();
   return check_done();
 }
