@@ -1,4 +1,4 @@
-/* bench_cast: cast on one thread over 16M elements, the hot pairs, beside
+/* bench_cast: nx_cast on one thread over 16M elements, the hot pairs, beside
    memcpy of the same number of bytes. usage: bench_cast <dir>, where dir
    holds the inputs run_cast.py wrote (x32.bin, x64.bin: float32 and float64;
    h16.bin, b16.bin: float16 and bfloat16 codes). Writes each result to
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cast.h"
 #include "cast_internal.h"
+#include "nx.h"
 
 #define N (1 << 24)
 
@@ -49,7 +49,7 @@ static double best_of(void (*f)(void *), void *arg) {
 }
 
 typedef struct job {
-  nx_dtype to, from;
+  nx_array *to, *from; /* nx_cast's */
   void *dst;
   const void *src;
   size_t bytes; /* memcpy's */
@@ -57,7 +57,22 @@ typedef struct job {
 
 static void run_cast(void *p) {
   job *j = p;
-  nx__cast_run(j->to, j->dst, 0, 1, j->from, j->src, 0, 1, N);
+  if (nx_cast(j->to, j->from) != 0) {
+    fprintf(stderr, "bench_cast: %s\n", nx_error_message());
+    exit(1);
+  }
+}
+
+/* A host array of N elements of dt, and its bytes. */
+static nx_array *host_array(nx_dtype dt, void **bytes) {
+  int64_t shape[1] = {N};
+  nx_array *a;
+  if (nx_array_host(dt, shape, 1, &a) != 0) {
+    fprintf(stderr, "bench_cast: %s\n", nx_error_message());
+    exit(1);
+  }
+  *bytes = nx_buffer_host_address(nx_array_buffer(a));
+  return a;
 }
 /* Called through a volatile pointer, so that no copy into a buffer freed
    unread is optimized away. */
@@ -73,6 +88,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *dir = argv[1];
+  nx_set_num_threads(1);
   struct { nx_dtype to, from; const char *input; } pairs[] = {
       {NX_FLOAT16, NX_FLOAT32, "x32.bin"},       {NX_BFLOAT16, NX_FLOAT32, "x32.bin"},
       {NX_FLOAT32, NX_FLOAT16, "h16.bin"},       {NX_FLOAT32, NX_BFLOAT16, "b16.bin"},
@@ -82,8 +98,10 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     size_t sb = (size_t)N * (size_t)nx_dtype_bits_of(pairs[i].from) / 8;
     size_t db = (size_t)N * (size_t)nx_dtype_bits_of(pairs[i].to) / 8;
-    void *src = load(dir, pairs[i].input, sb), *dst = malloc(sb > db ? sb : db);
-    job j = {pairs[i].to, pairs[i].from, dst, src, 0};
+    void *in = load(dir, pairs[i].input, sb), *src, *dst;
+    job j = {host_array(pairs[i].to, &dst), host_array(pairs[i].from, &src), dst, src, 0};
+    memcpy(src, in, sb);
+    free(in);
     double t = best_of(run_cast, &j);
     char name[256];
     snprintf(name, sizeof name, "%s_%s", nx_dtype_name(pairs[i].to), nx_dtype_name(pairs[i].from));
@@ -101,14 +119,14 @@ int main(int argc, char **argv) {
     free(mj.dst);
     free((void *)mj.src);
     printf("memcpy_%s_gbs %.3f\n", name, (double)(2 * mj.bytes) / m / 1e9);
-    run_cast(&(job){pairs[i].to, pairs[i].from, dst, src, 0});
+    run_cast(&j);
     char path[4096];
     snprintf(path, sizeof path, "%s/out_%s.bin", dir, name);
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(dst, 1, db, f) != db) return 1;
     fclose(f);
-    free(src);
-    free(dst);
+    nx_array_free(j.to);
+    nx_array_free(j.from);
   }
   return 0;
 }
