@@ -2,7 +2,7 @@
    + - x / of float32 are its correctly rounded results, the same as double's
    rounded once more. float16 and bfloat16 compute in float32, which holds
    2p+2 bits of either, so the second rounding gives the correctly rounded
-   result; F16C converts float16 where the CPU has AVX-512. */
+   result; AVX-512F converts float16 where the CPU has it. */
 #include <math.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -152,7 +152,7 @@ NX__BF16_CONTIG(bf16_div, x / y)
 
 #if defined(NX__X86)
 #define NX__F16_AVX512(name, OP, BOP)                                                                  \
-  __attribute__((target("avx512f,f16c"))) static void name(uint16_t *z, const uint16_t *px,               \
+  __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px,               \
                                                            const uint16_t *py, int64_t n) {               \
     int64_t i = 0;                                                                                      \
     for (; i + 16 <= n; i += 16) {                                                                      \
@@ -181,7 +181,7 @@ static bool half(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   }
 #if defined(NX__X86)
   if (contig) {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("f16c")) {
+    if (__builtin_cpu_supports("avx512f")) { /* vcvtph2ps and vcvtps2ph on zmm are AVX-512F */
       static const half_fn f[] = {f16_add512, f16_sub512, f16_mul512, f16_div512};
       f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
       return true;
