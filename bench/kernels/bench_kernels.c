@@ -5,13 +5,16 @@
    bench_kernels runs it once and prints its seconds. The inputs are files
    run.py writes into <dir>; "dump <case>" runs the case and writes its result to
    <dir>/out_<case>.bin for run.py to check; "threads <n>" sets the thread
-   count; "quit" ends. */
+   count; "threshold" prints, for nx_add and nx_exp on float32 in cache at
+   sizes from 256 elements up, the best time on one thread and on two with
+   the serial threshold off; "quit" ends. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "engine.h"
 #include "nx.h"
 
 #define SIDE 4096
@@ -76,6 +79,48 @@ static int run(const kcase *c) {
   }
 }
 
+/* Best seconds of a call of c over five rounds of reps calls. */
+static double best_time(const kcase *c, int reps) {
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    double t0 = now();
+    for (int i = 0; i < reps; i++)
+      if (run(c)) die(c->name);
+    double t = (now() - t0) / reps;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static void threshold(void) {
+  int64_t saved = nx__serial_work;
+  nx__serial_work = 0;
+  for (int op = 0; op < 2; op++)
+    for (int64_t n = 256; n <= ((int64_t)1 << 22); n *= 2) {
+      nx_array *z, *x, *y;
+      if (nx_array_host(NX_FLOAT32, &n, 1, &z) || nx_array_host(NX_FLOAT32, &n, 1, &x) ||
+          nx_array_host(NX_FLOAT32, &n, 1, &y))
+        die("threshold arrays");
+      float *px = bytes_of(x), *py = bytes_of(y);
+      for (int64_t i = 0; i < n; i++) px[i] = py[i] = (float)(i % 1000) / 100;
+      kcase c = {op ? "exp" : "add", op ? 1 : 0, nx_exp, z, x, y, z};
+      int reps = (int)(((int64_t)1 << 24) / n / (op ? 4 : 1)) + 1;
+      if (reps > 2000) reps = 2000;
+      double t[2];
+      for (int k = 0; k < 2; k++) {
+        if (nx_set_num_threads(k + 1)) die("threads");
+        t[k] = best_time(&c, reps);
+      }
+      printf("threshold %s %lld %.9f %.9f\n", c.name, (long long)n, t[0], t[1]);
+      nx_array_free(z);
+      nx_array_free(x);
+      nx_array_free(y);
+    }
+  nx__serial_work = saved;
+  nx_set_num_threads(1);
+  printf("ok\n");
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: bench_kernels <dir>\n");
@@ -117,6 +162,11 @@ int main(int argc, char **argv) {
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
     if (strcmp(line, "quit") == 0) break;
+    if (strcmp(line, "threshold") == 0) {
+      threshold();
+      fflush(stdout);
+      continue;
+    }
     if (strncmp(line, "threads ", 8) == 0) {
       if (nx_set_num_threads(atoi(line + 8))) die("threads");
       printf("ok\n");

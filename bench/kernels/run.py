@@ -83,6 +83,17 @@ class Nx:
             sys.exit(f"bench_kernels ended at {line!r}")
         return r.strip()
 
+    def lines(self, line):
+        """The lines a command prints before its "ok"."""
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        out = []
+        while (r := self.p.stdout.readline().strip()) != "ok":
+            if not r:
+                sys.exit(f"bench_kernels ended at {line!r}")
+            out.append(r)
+        return out
+
     def time(self, case):
         return float(self.ask(case))
 
@@ -182,6 +193,20 @@ def main():
         met_all &= r >= 1.7
         print(f"  exp_f32 threads          1 thread {t1 * 1e9 / N:7.3f} ns  2 threads {t2 * 1e9 / N:7.3f} ns"
               f"  speed-up {r:5.2f}  target >= 1.70: {'met' if r >= 1.7 else 'MISSED'}")
+        # The serial threshold: one thread against two below and above it,
+        # in cache; the crossover is the smallest size from which two threads
+        # stay faster.
+        rows = {}
+        for ln in nx.lines("threshold"):
+            _, op, n, t1, t2 = ln.split()
+            rows.setdefault(op, []).append((int(n), float(t1), float(t2)))
+        for op, bytes_per in (("add", 12), ("exp", 8)):
+            r = rows[op]
+            cross = next((n for i, (n, _, _) in enumerate(r) if all(b < a for _, a, b in r[i:])), None)
+            sizes = "  ".join(f"{n}:{a / b:.2f}" for n, a, b in r)
+            where = f"{cross} elements ({cross * bytes_per} bytes moved)" if cross else "none"
+            print(f"  threshold {op}: 2-thread speed-up by size  {sizes}")
+            print(f"  threshold {op}: two threads win from {where}")
         nx.p.stdin.write("quit\n")
         nx.p.stdin.close()
         nx.p.wait()
