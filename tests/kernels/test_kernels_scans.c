@@ -34,7 +34,7 @@ static nx_value step(int op, nx_dtype dt, nx_value acc, nx_value v, bool first) 
 /* The bits a value of dt stores as (integers wrapped to the width). */
 static uint64_t store_of(nx_dtype dt, nx_value v) {
   int bits = nx_dtype_bits(dt);
-  uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   switch (nx_dtype_kind(dt)) {
   case NX_KIND_FLOAT: return nx_dtype_store_bits(dt, v.f);
   case NX_KIND_SIGNED: return (uint64_t)v.i & mask;
