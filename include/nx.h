@@ -10,5 +10,6 @@
 #include "nx_shape.h"
 #include "nx_rig.h"
 #include "nx_array.h"
+#include "nx_kernels.h"
 
 #endif

@@ -49,6 +49,20 @@ apt_install() { # packages...: those not installed yet
 # shellcheck disable=SC2086
 apt_install $(echo $apt_pkgs | tr ' ' '\n' | sort -u)
 
+# Optional: SLEEF, the vector float32 transcendentals (the build finds it and
+# works without it; docs/kernels.md).
+opt_pkgs="libsleef-dev"
+for p in $opt_pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+  if [ "$(id -u)" = 0 ]; then
+    echo "install-deps: apt-get install $p (optional)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null \
+      || echo "install-deps: optional $p not installed; the build works without it" >&2
+  else
+    echo "install-deps: optional Debian package missing (run as root to install): $p" >&2
+  fi
+done
+
 [ $venv = 1 ] || exit 0
 dir=${NX_VENV:-build/venv}
 py=${PYTHON:-python3}
