@@ -8,5 +8,6 @@
 #include "nx_shape.h"
 #include "nx_rig.h"
 #include "nx_array.h"
+#include "nx_io.h"
 
 #endif
