@@ -5,5 +5,9 @@
 
 int nx_cmd_dtypes(int argc, char **argv);
 int nx_cmd_devices(int argc, char **argv);
+int nx_cmd_info(int argc, char **argv);
+int nx_cmd_show(int argc, char **argv);
+int nx_cmd_convert(int argc, char **argv);
+int nx_cmd_diff(int argc, char **argv);
 
 #endif

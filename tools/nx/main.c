@@ -11,6 +11,10 @@ static const struct {
 } commands[] = {
     {"dtypes", nx_cmd_dtypes, "the table of every dtype and its facts"},
     {"devices", nx_cmd_devices, "every device, its memory kinds and what it is"},
+    {"info", nx_cmd_info, "a tensor file's tensors, metadata and totals"},
+    {"show", nx_cmd_show, "a tensor's elements, numpy-style, through a slice"},
+    {"convert", nx_cmd_convert, "convert tensor files between formats and dtypes"},
+    {"diff", nx_cmd_diff, "per tensor, what differs between two tensor files"},
 };
 
 static void usage(FILE *f) {
