@@ -8,6 +8,7 @@
 #include "nx_shape.h"
 #include "nx_rig.h"
 #include "nx_array.h"
+#include "nx_kernels.h"
 #include "nx_io.h"
 
 #endif

@@ -19,6 +19,6 @@ add_executable(test_print_exact_path ${CMAKE_CURRENT_SOURCE_DIR}/test_print_exac
 target_compile_definitions(test_print_exact_path PRIVATE NX_PRINT_EXACT_PATH)
 target_include_directories(test_print_exact_path PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
   ${PROJECT_SOURCE_DIR}/include ${MPFR_INCLUDE})
-target_link_libraries(test_print_exact_path PRIVATE ${MPFR_LIB} ${GMP_LIB})
+target_link_libraries(test_print_exact_path PRIVATE ${MPFR_LIB} ${GMP_LIB} ${NX_LINK_LIBS})
 add_test(NAME test_print_exact_path COMMAND test_print_exact_path)
 set_tests_properties(test_print_exact_path PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)

@@ -1,0 +1,201 @@
+/* Typed loops for the common dtypes. float32 and float64 operate natively:
+   + - x / of float32 are its correctly rounded results, the same as double's
+   rounded once more. float16 and bfloat16 compute in float32, which holds
+   2p+2 bits of either, so the second rounding gives the correctly rounded
+   result; F16C converts float16 where the CPU has AVX-512. */
+#include <math.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define NX__X86 1
+#endif
+
+#include "fast.h"
+
+#define NX__LOOP(T, name, EXPR)                                                                 \
+  static void name(const nx__arg *a, int64_t n) {                                               \
+    if (a[0].step == sizeof(T) && a[1].step == sizeof(T) && a[2].step == sizeof(T)) {           \
+      T *restrict z = (T *)a[0].p;                                                              \
+      const T *restrict px = (const T *)a[1].p, *restrict py = (const T *)a[2].p;               \
+      for (int64_t i = 0; i < n; i++) {                                                         \
+        T x = px[i], y = py[i];                                                                 \
+        z[i] = (EXPR);                                                                          \
+      }                                                                                         \
+      return;                                                                                   \
+    }                                                                                           \
+    if (a[0].step == sizeof(T) && a[1].step == sizeof(T) && a[2].step == 0) {                   \
+      T *restrict z = (T *)a[0].p;                                                              \
+      const T *restrict px = (const T *)a[1].p, y = *(const T *)a[2].p;                         \
+      for (int64_t i = 0; i < n; i++) {                                                         \
+        T x = px[i];                                                                            \
+        z[i] = (EXPR);                                                                          \
+      }                                                                                         \
+      return;                                                                                   \
+    }                                                                                           \
+    for (int64_t i = 0; i < n; i++) {                                                           \
+      T x = *(const T *)(a[1].p + i * a[1].step), y = *(const T *)(a[2].p + i * a[2].step);     \
+      *(T *)(a[0].p + i * a[0].step) = (EXPR);                                                  \
+    }                                                                                           \
+  }
+
+/* NaN-propagating min and max with -0 < +0, as the scalar path. */
+#define NX__FMIN(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : ((x) < (y) || ((x) == (y) && signbit(x))) ? (x) : (y))
+#define NX__FMAX(x, y) ((x) != (x) ? (x) : (y) != (y) ? (y) : ((x) > (y) || ((x) == (y) && !signbit(x))) ? (x) : (y))
+
+#define NX__FLOAT_LOOPS(T, s)                   \
+  NX__LOOP(T, add_##s, x + y)                   \
+  NX__LOOP(T, sub_##s, x - y)                   \
+  NX__LOOP(T, mul_##s, x * y)                   \
+  NX__LOOP(T, div_##s, x / y)                   \
+  NX__LOOP(T, min_##s, NX__FMIN(x, y))          \
+  NX__LOOP(T, max_##s, NX__FMAX(x, y))
+NX__FLOAT_LOOPS(float, f32)
+NX__FLOAT_LOOPS(double, f64)
+
+/* Integers: unsigned arithmetic wraps without undefined behaviour. */
+#define NX__INT_LOOPS(T, U, s)                  \
+  NX__LOOP(T, add_##s, (T)((U)x + (U)y))        \
+  NX__LOOP(T, sub_##s, (T)((U)x - (U)y))        \
+  NX__LOOP(T, mul_##s, (T)((U)x * (U)y))        \
+  NX__LOOP(T, min_##s, x < y ? x : y)           \
+  NX__LOOP(T, max_##s, x > y ? x : y)           \
+  NX__LOOP(T, and_##s, (T)(x & y))              \
+  NX__LOOP(T, or_##s, (T)(x | y))               \
+  NX__LOOP(T, xor_##s, (T)(x ^ y))
+NX__INT_LOOPS(int8_t, uint8_t, i8)
+NX__INT_LOOPS(uint8_t, uint8_t, u8)
+NX__INT_LOOPS(int16_t, uint16_t, i16)
+NX__INT_LOOPS(uint16_t, uint16_t, u16)
+NX__INT_LOOPS(int32_t, uint32_t, i32)
+NX__INT_LOOPS(uint32_t, uint32_t, u32)
+NX__INT_LOOPS(int64_t, uint64_t, i64)
+NX__INT_LOOPS(uint64_t, uint64_t, u64)
+
+typedef void (*loop_fn)(const nx__arg *, int64_t);
+
+#define NX__ROW_F(s) {add_##s, sub_##s, mul_##s, div_##s, 0, 0, 0, 0, min_##s, max_##s, 0, 0, 0}
+#define NX__ROW_I(s) {add_##s, sub_##s, mul_##s, 0, 0, 0, 0, 0, min_##s, max_##s, and_##s, or_##s, xor_##s}
+
+static loop_fn table(nx_dtype dt, nx__bop op) {
+  static const loop_fn f32[] = NX__ROW_F(f32), f64[] = NX__ROW_F(f64), i8[] = NX__ROW_I(i8), u8[] = NX__ROW_I(u8),
+                       i16[] = NX__ROW_I(i16), u16[] = NX__ROW_I(u16), i32[] = NX__ROW_I(i32),
+                       u32[] = NX__ROW_I(u32), i64[] = NX__ROW_I(i64), u64[] = NX__ROW_I(u64);
+  switch (dt) {
+  case NX_FLOAT32: return f32[op];
+  case NX_FLOAT64: return f64[op];
+  case NX_INT8: return i8[op];
+  case NX_UINT8: return u8[op];
+  case NX_INT16: return i16[op];
+  case NX_UINT16: return u16[op];
+  case NX_INT32: return i32[op];
+  case NX_UINT32: return u32[op];
+  case NX_INT64: return i64[op];
+  case NX_UINT64: return u64[op];
+  default: return 0;
+  }
+}
+
+/* float16 and bfloat16 through float32. */
+static float f32_op(nx__bop op, float x, float y) {
+  switch (op) {
+  case NX__ADD: return x + y;
+  case NX__SUB: return x - y;
+  case NX__MUL: return x * y;
+  default: return x / y;
+  }
+}
+
+/* The store rule from float32 into bfloat16, branch free. */
+static inline uint16_t bf16_of(float r) {
+  uint32_t u;
+  memcpy(&u, &r, 4);
+  uint16_t q = (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1)) >> 16);
+  return (u & 0x7FFFFFFFu) > 0x7F800000u ? (uint16_t)((u >> 16) | 0x40) : q;
+}
+
+static inline float f32_of_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+#define NX__HALF_LOOP(name, LOAD, STORE)                                                          \
+  static void name(nx__bop op, const nx__arg *a, int64_t n) {                                     \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      uint16_t xb, yb, zb;                                                                        \
+      memcpy(&xb, a[1].p + i * a[1].step, 2);                                                     \
+      memcpy(&yb, a[2].p + i * a[2].step, 2);                                                     \
+      float r = f32_op(op, LOAD(xb), LOAD(yb));                                                   \
+      zb = STORE(r);                                                                              \
+      memcpy(a[0].p + i * a[0].step, &zb, 2);                                                     \
+    }                                                                                             \
+  }
+#define NX__BF16_LOAD(b) f32_of_bits((uint32_t)(b) << 16)
+#define NX__F16_LOAD(b) f32_of_bits(nx_load_float16_f32(b))
+#define NX__F16_STORE(r) nx_store_float16_f32(nx__f32_bits(r))
+NX__HALF_LOOP(bf16_loop, NX__BF16_LOAD, bf16_of)
+NX__HALF_LOOP(f16_loop, NX__F16_LOAD, NX__F16_STORE)
+
+/* bfloat16 contiguous: one op per loop so the compiler vectorizes it. */
+#define NX__BF16_CONTIG(name, EXPR)                                                               \
+  static void name(uint16_t *restrict z, const uint16_t *restrict px, const uint16_t *restrict py, \
+                   int64_t n) {                                                                   \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      float x = NX__BF16_LOAD(px[i]), y = NX__BF16_LOAD(py[i]);                                   \
+      z[i] = bf16_of(EXPR);                                                                       \
+    }                                                                                             \
+  }
+NX__BF16_CONTIG(bf16_add, x + y)
+NX__BF16_CONTIG(bf16_sub, x - y)
+NX__BF16_CONTIG(bf16_mul, x * y)
+NX__BF16_CONTIG(bf16_div, x / y)
+
+#if defined(NX__X86)
+#define NX__F16_AVX512(name, OP, BOP)                                                                  \
+  __attribute__((target("avx512f,f16c"))) static void name(uint16_t *z, const uint16_t *px,               \
+                                                           const uint16_t *py, int64_t n) {               \
+    int64_t i = 0;                                                                                      \
+    for (; i + 16 <= n; i += 16) {                                                                      \
+      __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(px + i)));                        \
+      __m512 y = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(py + i)));                        \
+      _mm256_storeu_si256((__m256i *)(z + i), _mm512_cvtps_ph(OP(x, y), _MM_FROUND_TO_NEAREST_INT));     \
+    }                                                                                                   \
+    for (; i < n; i++) z[i] = NX__F16_STORE(f32_op(BOP, NX__F16_LOAD(px[i]), NX__F16_LOAD(py[i])));     \
+  }
+NX__F16_AVX512(f16_add512, _mm512_add_ps, NX__ADD)
+NX__F16_AVX512(f16_sub512, _mm512_sub_ps, NX__SUB)
+NX__F16_AVX512(f16_mul512, _mm512_mul_ps, NX__MUL)
+NX__F16_AVX512(f16_div512, _mm512_div_ps, NX__FDIV)
+#endif
+
+typedef void (*half_fn)(uint16_t *, const uint16_t *, const uint16_t *, int64_t);
+
+static bool half(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
+  if (op > NX__FDIV) return false;
+  bool contig = a[0].step == 2 && a[1].step == 2 && a[2].step == 2;
+  if (dt == NX_BFLOAT16) {
+    static const half_fn f[] = {bf16_add, bf16_sub, bf16_mul, bf16_div};
+    if (contig) f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
+    else bf16_loop(op, a, n);
+    return true;
+  }
+#if defined(NX__X86)
+  if (contig) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("f16c")) {
+      static const half_fn f[] = {f16_add512, f16_sub512, f16_mul512, f16_div512};
+      f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
+      return true;
+    }
+  }
+#endif
+  f16_loop(op, a, n);
+  return true;
+}
+
+bool nx__fast_binary(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
+  if (dt == NX_FLOAT16 || dt == NX_BFLOAT16) return half(op, dt, a, n);
+  loop_fn f = table(dt, op);
+  if (!f) return false;
+  f(a, n);
+  return true;
+}

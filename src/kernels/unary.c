@@ -1,0 +1,97 @@
+/* Unary elementwise operations: z = op(x), one dtype, one shape. */
+#include <math.h>
+
+#include "api.h"
+#include "ops.h"
+
+typedef struct uctx {
+  nx__uop op;
+  nx_dtype dt;
+} uctx;
+
+/* float32 through double: one rounding of a result within a few units of
+   2^-53 of the exact one. */
+static void f32_body(nx__uop op, const nx__arg *a, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float x;
+    memcpy(&x, a[1].p + i * a[1].step, 4);
+    float r = (float)nx__fn1(op, (double)x);
+    memcpy(a[0].p + i * a[0].step, &r, 4);
+  }
+}
+
+static void body(void *vc, const nx__arg *a, int64_t n) {
+  const uctx *c = vc;
+  nx_dtype dt = c->dt;
+  int bits = nx_dtype_bits_of(dt);
+  if (dt == NX_FLOAT32 && c->op >= NX__EXP && c->op <= NX__TANH) {
+    f32_body(c->op, a, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t lo = nx__ld(bits > 64 ? 64 : bits, &a[1], i), hi = bits > 64 ? nx__ld_hi(&a[1], i) : 0;
+    nx__uop_apply(c->op, dt, &lo, &hi);
+    nx__st(bits > 64 ? 64 : bits, &a[0], i, lo);
+    if (bits > 64) nx__st_hi(&a[0], i, hi);
+  }
+}
+
+static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
+  uctx *c = vc;
+  (void)nw;
+  (void)nr;
+  c->dt = ops[0].dtype;
+  if (ops[1].dtype != c->dt) return NX_WRONG_DTYPE;
+  if (!nx__same_shape(ops, 2)) return NX_SHAPE_MISMATCH;
+  if (!nx__uop_computes(c->op, c->dt)) return NX_DECLINED;
+  nx__walk(ops, 2, body, c, c->op >= NX__EXP && c->op <= NX__TANH ? 64 : c->op == NX__ERF ? 64 : 2, 0);
+  return NX_DONE;
+}
+
+static int unary(const char *name, nx__uop op, nx_array *z, nx_array *x) {
+  nx_array *ops[2] = {z, x};
+  int s = nx__need(name, ops, 2);
+  if (s) return s;
+  uctx c = {op, nx_array_dtype(z)};
+  int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &c);
+  return nx__finish(name, "the host kernel", a, ops, 2, c.dt);
+}
+
+static int unary_new(const char *name, nx__uop op, nx_array **z, nx_array *x) {
+  if (!x) return nx__fail(NX_EINVAL, "%s: operand 0 is NULL", name);
+  if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
+  nx_array *r;
+  int s = nx__make_like(name, x, nx_array_dtype(x), &r);
+  if (s) return s;
+  if ((s = unary(name, op, r, x))) {
+    nx_array_free(r);
+    return s;
+  }
+  *z = r;
+  return 0;
+}
+
+#define NX__UNARY(name, OP)                                                                      \
+  int nx_##name(nx_array *z, nx_array *x) { return unary("nx_" #name, OP, z, x); }               \
+  int nx_##name##_new(nx_array **z, nx_array *x) { return unary_new("nx_" #name "_new", OP, z, x); }
+NX__UNARY(neg, NX__NEG)
+NX__UNARY(recip, NX__RECIP)
+NX__UNARY(abs, NX__ABS)
+NX__UNARY(sqrt, NX__SQRT)
+NX__UNARY(sign, NX__SIGN)
+NX__UNARY(exp, NX__EXP)
+NX__UNARY(log, NX__LOG)
+NX__UNARY(sin, NX__SIN)
+NX__UNARY(cos, NX__COS)
+NX__UNARY(tan, NX__TAN)
+NX__UNARY(asin, NX__ASIN)
+NX__UNARY(acos, NX__ACOS)
+NX__UNARY(atan, NX__ATAN)
+NX__UNARY(sinh, NX__SINH)
+NX__UNARY(cosh, NX__COSH)
+NX__UNARY(tanh, NX__TANH)
+NX__UNARY(trunc, NX__TRUNC)
+NX__UNARY(ceil, NX__CEIL)
+NX__UNARY(floor, NX__FLOOR)
+NX__UNARY(round, NX__ROUND)
+NX__UNARY(erf, NX__ERF)

@@ -1,0 +1,49 @@
+/* where: z = c ? x : y, bit for bit. */
+#include "api.h"
+#include "elem.h"
+
+typedef struct wctx {
+  int bits, cbits;
+} wctx;
+
+static void body(void *vc, const nx__arg *a, int64_t n) {
+  const wctx *c = vc;
+  for (int64_t i = 0; i < n; i++) nx__move(c->bits, &a[0], i, nx__ld(c->cbits, &a[1], i) ? &a[2] : &a[3], i);
+}
+
+static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
+  wctx *c = vc;
+  (void)nw;
+  (void)nr;
+  nx_dtype dt = ops[0].dtype;
+  if ((ops[1].dtype != NX_BOOL && ops[1].dtype != NX_BIT) || ops[2].dtype != dt || ops[3].dtype != dt)
+    return NX_WRONG_DTYPE;
+  if (!nx__same_shape(ops, 4)) return NX_SHAPE_MISMATCH;
+  c->bits = nx_dtype_bits_of(dt);
+  c->cbits = nx_dtype_bits_of(ops[1].dtype);
+  nx__walk(ops, 4, body, c, 1, 0);
+  return NX_DONE;
+}
+
+int nx_where(nx_array *z, nx_array *cond, nx_array *x, nx_array *y) {
+  nx_array *ops[4] = {z, cond, x, y};
+  int s = nx__need("nx_where", ops, 4);
+  if (s) return s;
+  wctx c;
+  int a = nx_door_host(ops, 1, ops + 1, 3, kernel, &c);
+  return nx__finish("nx_where", "the host kernel", a, ops, 4, nx_array_dtype(z));
+}
+
+int nx_where_new(nx_array **z, nx_array *cond, nx_array *x, nx_array *y) {
+  nx_array *ops[3] = {cond, x, y};
+  int s = nx__need("nx_where_new", ops, 3);
+  if (s) return s;
+  nx_array *r;
+  if ((s = nx__make_like("nx_where_new", x, nx_array_dtype(x), &r))) return s;
+  if ((s = nx_where(r, cond, x, y))) {
+    nx_array_free(r);
+    return s;
+  }
+  *z = r;
+  return 0;
+}
