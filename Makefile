@@ -16,6 +16,7 @@ build: deps
 run: build
 	build/release/tools/nx dtypes
 	build/release/tools/nx devices
+	@examples/data/run.sh build/release/tools/nx
 
 # Every suite, plainly, under ASan+UBSan, and the concurrency suites under TSan.
 test: deps

@@ -6,6 +6,8 @@ set -eu
 
 apt_pkgs="build-essential cmake pkg-config libmpfr-dev libgmp-dev zlib1g-dev \
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo python3 python3-pip"
+# The io module's build dependencies: libzip (.npz) and jansson (safetensors headers).
+apt_pkgs="$apt_pkgs libzip-dev libjansson-dev"
 missing=""
 for p in $apt_pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -22,6 +24,12 @@ if [ -n "$missing" ]; then
 fi
 
 py=${PYTHON:-python3}
+# The io tests' clients: safetensors and gguf beside numpy and ml_dtypes.
+if ! "$py" -c "import safetensors, gguf" 2>/dev/null; then
+  echo "install-deps: pip install safetensors gguf"
+  "$py" -m pip install -q safetensors gguf 2>/dev/null \
+    || "$py" -m pip install -q --break-system-packages safetensors gguf
+fi
 if ! "$py" -c "import numpy, ml_dtypes" 2>/dev/null; then
   echo "install-deps: pip install numpy ml_dtypes"
   "$py" -m pip install -q numpy ml_dtypes 2>/dev/null \
