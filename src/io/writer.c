@@ -168,7 +168,7 @@ static int by_alignment(const void *x, const void *y) {
 }
 
 static int commit_safetensors(nx_io_writer *w, nx__io_temp *t, const char *fn) {
-  qsort(w->items, (size_t)w->n, sizeof *w->items, by_alignment);
+  if (w->n) qsort(w->items, (size_t)w->n, sizeof *w->items, by_alignment);
   json_t *root = json_object();
   int s = root ? 0 : NX_ENOMEM;
   if (s == 0 && w->nmeta) {
