@@ -115,6 +115,8 @@ static int convert_one(job *j) {
     }
     if (s == 0) s = nx_cast_new(&j->out, j->to, x);
     nx_array_free(x);
+  } else if (from == j->to) {
+    s = nx_copy_new(&j->out, src); /* bit for bit, NaN payloads included */
   } else {
     s = nx_cast_new(&j->out, j->to, src);
   }
