@@ -52,14 +52,14 @@ static int get(cur *c, void *out, int64_t n, const char *what) {
 }
 
 static int u32(cur *c, uint32_t *v, const char *what) {
-  uint8_t b[4];
+  uint8_t b[4] = {0};
   int s = get(c, b, 4, what);
   *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
   return s;
 }
 
 static int u64(cur *c, uint64_t *v, const char *what) {
-  uint8_t b[8];
+  uint8_t b[8] = {0};
   int s = get(c, b, 8, what);
   *v = 0;
   for (int k = 7; k >= 0; k--) *v = *v << 8 | b[k];
@@ -170,8 +170,8 @@ static int by_begin(const void *a, const void *b) {
 
 int nx__gguf_parse(nx_io_file *f, const char *fn) {
   cur c = {f->map, 4, f->size, f, fn};
-  uint32_t version;
-  uint64_t nt, nkv;
+  uint32_t version = 0;
+  uint64_t nt = 0, nkv = 0;
   int s = u32(&c, &version, "the version");
   if (s == 0 && version != 2 && version != 3)
     return nx__fail(NX_EINVAL, "%s: %s: GGUF version %u is not 2 or 3", fn, f->path, version);
@@ -185,9 +185,9 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
                     fn, f->path, nt, nkv);
   uint64_t alignment = 32;
   for (uint64_t k = 0; k < nkv; k++) {
-    const char *key;
-    uint64_t klen;
-    uint32_t ty;
+    const char *key = NULL;
+    uint64_t klen = 0;
+    uint32_t ty = 0;
     if ((s = str(&c, &key, &klen, "a key")) != 0 || (s = u32(&c, &ty, "a value's type")) != 0) return s;
     text t = {.n = 0};
     int64_t at = c.pos;
@@ -205,11 +205,11 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
   span *sp = calloc(nt ? nt : 1, sizeof *sp);
   if (!sp) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
   for (uint64_t k = 0; k < nt && s == 0; k++) {
-    const char *name;
-    uint64_t nlen;
-    uint32_t nd, code;
+    const char *name = NULL;
+    uint64_t nlen = 0;
+    uint32_t nd = 0, code = 0;
     nx_io_tensor t = {0};
-    uint64_t dims[NX_MAX_RANK], off;
+    uint64_t dims[NX_MAX_RANK] = {0}, off = 0;
     if ((s = str(&c, &name, &nlen, "a tensor name")) != 0 || (s = u32(&c, &nd, "a tensor's rank")) != 0) break;
     if (nd > NX_MAX_RANK) {
       s = nx__fail(NX_EINVAL, "%s: %s: tensor '%.*s' has %u dimensions, past %d", fn, f->path, (int)nlen, name, nd,
