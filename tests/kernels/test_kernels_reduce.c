@@ -1,0 +1,172 @@
+/* Reductions and scans: float32 sums against MPFR's exact sum (within one
+   ulp of the correctly rounded one), integer sums wrapping, min/max with
+   NaN, any/all, argmax/argmin first occurrence, cumsum against a loop, pad
+   and cat against element reads, and nx_cast through the door. */
+#include <mpfr.h>
+
+#include "kernels_common.h"
+
+static void check_sum_exact(uint64_t *seed) {
+  int64_t n = 1 << 20, shape[1] = {n};
+  nx_array *x = random_array(NX_FLOAT32, shape, 1, seed), *z;
+  float *p = nx_buffer_host_address(nx_array_buffer(x));
+  mpfr_t s;
+  mpfr_init2(s, 2000);
+  mpfr_set_zero(s, 1);
+  for (int64_t i = 0; i < n; i++) {
+    p[i] = (float)((double)(splitmix64_next(seed) >> 11) / 0x1p53 - 0.3);
+    mpfr_add_d(s, s, p[i], MPFR_RNDN);
+  }
+  float want = mpfr_get_flt(s, MPFR_RNDN);
+  CHECK(nx_sum_new(&z, x, NULL, -1, false) == 0, "sum: %s", nx_error_message());
+  float got;
+  memcpy(&got, nx_buffer_host_address(nx_array_buffer(z)), 4);
+  CHECK(fabsf(got - want) <= nextafterf(fabsf(want), INFINITY) - fabsf(want), "sum %a, exact %a", got, want);
+  nx_array_free(z);
+  nx_array_free(x);
+  mpfr_clear(s);
+}
+
+static void check_axes(uint64_t *seed) {
+  int64_t shape[3] = {4, 5, 6};
+  nx_array *x = random_array(NX_INT16, shape, 3, seed), *z;
+  int axes[2] = {0, 2};
+  CHECK(nx_sum_new(&z, x, axes, 2, false) == 0, "sum axes: %s", nx_error_message());
+  for (int64_t j = 0; j < 5; j++) {
+    int64_t want = 0;
+    for (int64_t i = 0; i < 4; i++)
+      for (int64_t k = 0; k < 6; k++) {
+        int64_t ix[3] = {i, j, k};
+        nx_value v;
+        nx_array_get(x, ix, &v);
+        want += v.i;
+      }
+    int64_t iz[1] = {j};
+    nx_value v;
+    nx_array_get(z, iz, &v);
+    CHECK(v.i == (int16_t)want, "sum over 0, 2 at %lld: %lld, want %lld", (long long)j, (long long)v.i,
+          (long long)(int16_t)want);
+  }
+  nx_array_free(z);
+  /* max, argmax and cumsum along axis 1 of a transposed view */
+  nx_array *t;
+  nx_move m;
+  int order[3] = {2, 1, 0};
+  nx_move_permute(&m, order, 3);
+  nx_array_move(&m, x, &t);
+  nx_array *mx, *am, *cs;
+  int ax = 1;
+  CHECK(nx_reduce_max_new(&mx, t, &ax, 1, true) == 0, "max: %s", nx_error_message());
+  CHECK(nx_argmax_new(&am, t, 1, false) == 0, "argmax: %s", nx_error_message());
+  CHECK(nx_cumsum_new(&cs, t, 1) == 0, "cumsum: %s", nx_error_message());
+  long bad = 0;
+  for (int64_t i = 0; i < 6; i++)
+    for (int64_t k = 0; k < 4; k++) {
+      int64_t best = INT64_MIN, bi = -1, run = 0;
+      for (int64_t j = 0; j < 5; j++) {
+        int64_t ix[3] = {i, j, k};
+        nx_value v, c;
+        nx_array_get(t, ix, &v);
+        run += v.i;
+        nx_array_get(cs, ix, &c);
+        bad += c.i != (int16_t)run;
+        if (v.i > best) {
+          best = v.i;
+          bi = j;
+        }
+      }
+      int64_t im[3] = {i, 0, k}, ia[2] = {i, k};
+      nx_value v, a;
+      nx_array_get(mx, im, &v);
+      nx_array_get(am, ia, &a);
+      bad += v.i != best;
+      bad += a.i != bi;
+    }
+  CHECK(bad == 0, "max, argmax, cumsum of a transposed view: %ld wrong", bad);
+  nx_array_free(mx);
+  nx_array_free(am);
+  nx_array_free(cs);
+  nx_array_free(t);
+  nx_array_free(x);
+}
+
+static void check_nan_any_all(void) {
+  int64_t shape[1] = {5};
+  nx_value xs[5] = {{.f = 1}, {.f = NAN}, {.f = 3}, {.f = NAN}, {.f = 0}};
+  nx_array *x, *z;
+  nx_array_of_array(NX_FLOAT32, shape, 1, xs, 5, &x);
+  nx_value v;
+  int64_t i0[1] = {0};
+  CHECK(nx_reduce_min_new(&z, x, NULL, -1, false) == 0, "min: %s", nx_error_message());
+  nx_array_get(z, NULL, &v);
+  CHECK(isnan(v.f), "min propagates NaN: %g", v.f);
+  nx_array_free(z);
+  CHECK(nx_argmax_new(&z, x, 0, false) == 0, "argmax: %s", nx_error_message());
+  nx_array_get(z, NULL, &v);
+  CHECK(v.i == 1, "argmax: the first NaN: %lld", (long long)v.i);
+  nx_array_free(z);
+  CHECK(nx_all_new(&z, x, NULL, -1, false) == 0, "all: %s", nx_error_message());
+  nx_array_get(z, NULL, &v);
+  CHECK(!v.b, "all: false with a zero");
+  nx_array_free(z);
+  CHECK(nx_any_new(&z, x, NULL, -1, true) == 0, "any: %s", nx_error_message());
+  nx_array_get(z, i0, &v);
+  CHECK(v.b, "any: true");
+  nx_array_free(z);
+  nx_array_free(x);
+}
+
+static void check_assembly_cast(uint64_t *seed) {
+  int64_t shape[2] = {3, 4};
+  nx_array *x = random_view(NX_INT4, shape, 2, seed), *p, *c;
+  int64_t before[2] = {1, 2}, after[2] = {0, 3};
+  CHECK(nx_pad_new(&p, x, before, after, (nx_value){.i = -3}) == 0, "pad: %s", nx_error_message());
+  long bad = 0;
+  for (int64_t i = 0; i < 4; i++)
+    for (int64_t j = 0; j < 9; j++) {
+      int64_t ix[2] = {i, j}, iy[2] = {i - 1, j - 2};
+      nx_value v, w;
+      nx_array_get(p, ix, &v);
+      bool in = i >= 1 && j >= 2 && j < 6;
+      if (in) nx_array_get(x, iy, &w);
+      bad += v.i != (in ? w.i : -3);
+    }
+  CHECK(bad == 0, "pad of a stepped int4 view: %ld wrong", bad);
+  nx_array *xs[2] = {x, p};
+  CHECK(nx_cat_new(&c, xs, 2, 0) == NX_EINVAL, "cat of unequal extents refuses");
+  nx_array *xs2[2] = {x, x};
+  CHECK(nx_cat_new(&c, xs2, 2, 1) == 0, "cat: %s", nx_error_message());
+  for (int64_t i = 0; i < 3; i++)
+    for (int64_t j = 0; j < 8; j++) {
+      int64_t ix[2] = {i, j}, iy[2] = {i, j % 4};
+      nx_value v, w;
+      nx_array_get(c, ix, &v);
+      nx_array_get(x, iy, &w);
+      bad += v.i != w.i;
+    }
+  CHECK(bad == 0, "cat: %ld wrong", bad);
+  nx_array *f;
+  CHECK(nx_cast_new(&f, NX_FLOAT32, c) == 0, "cast: %s", nx_error_message());
+  for (int64_t i = 0; i < 3; i++)
+    for (int64_t j = 0; j < 8; j++) {
+      int64_t ix[2] = {i, j};
+      nx_value v, w;
+      nx_array_get(c, ix, &v);
+      nx_array_get(f, ix, &w);
+      bad += w.f != (double)v.i;
+    }
+  CHECK(bad == 0, "cast int4 to float32: %ld wrong", bad);
+  nx_array_free(f);
+  nx_array_free(c);
+  nx_array_free(p);
+  nx_array_free(x);
+}
+
+int main(void) {
+  uint64_t seed = 9;
+  check_sum_exact(&seed);
+  check_axes(&seed);
+  check_nan_any_all();
+  check_assembly_cast(&seed);
+  return check_done();
+}
