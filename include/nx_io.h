@@ -112,11 +112,12 @@ typedef struct nx_io_tensor {
      size (MetadataIncompleteBuffer). Every safetensors dtype string is
      accepted; those no nx dtype holds (F6_E2M3, F6_E3M2, F8_E8M0,
      F8_E4M3FNUZ, F8_E5M2FNUZ) are listed with has_dtype false.
-   - GGUF: version 2 or 3, counts, key/value pairs of the 13 types, tensor
-     infos (a name of at most 64 bytes... as the file says; at most
-     NX_MAX_RANK dimensions, a known ggml type) whose data, at
-     general.alignment (default 32) from the data section, lies inside the
-     file; every read bounded by the file. Quantized block types (Q4_0, Q8_0,
+   - GGUF: version 2 or 3, counts the file can hold, key/value pairs of the
+     13 types, tensor infos (unique names without NUL bytes, at most
+     NX_MAX_RANK dimensions, a known ggml type, a first dimension that is a
+     multiple of its block, an offset on general.alignment, default 32)
+     whose data lies inside the data section without overlaps; every read
+     bounded by the file. Quantized block types (Q4_0, Q8_0,
      the K-quants, ...) are listed by name with has_dtype false.
    Fails with NX_EINVAL naming nx_io_open and the file for a NULL argument or
    a malformed file, NX_EIO where the file cannot be opened or mapped,

@@ -25,11 +25,7 @@ struct nx_io_file {
   nx__io_meta *meta;
   int nmeta, meta_cap;
   void *zip;          /* .npz: the zip library's archive over the mapping */
-  char *strings;      /* one block of the tensors' names and types, or NULL */
 };
-
-/* The file's name in messages: its path. */
-#define NX__IO_PATH(f) ((f)->path)
 
 /* Adds a tensor (its name and type copied; the rest of t as given) or a
    metadata pair (both copied, value of len bytes or NUL-terminated for
