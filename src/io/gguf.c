@@ -99,7 +99,7 @@ static const int scalar_size[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 static int value(cur *c, uint32_t ty, text *t, int depth) {
   if (ty > 12) return nx__fail(NX_EINVAL, "%s: %s: GGUF value type %u is not one of 0..12", c->fn, c->f->path, ty);
   if (ty == 8) {
-    const char *p;
+    const char *p = NULL;
     uint64_t n;
     int s = str(c, &p, &n, "a string value");
     if (s == 0 && t) put(t, "%.*s", (int)(n > 256 ? 256 : n), p);
