@@ -65,13 +65,15 @@ typedef enum nx_access {
 /* ---- Devices ----------------------------------------------------------- */
 
 /* nx_rig_host() is the host: its memory is the process's, its timeline a
-   thread of the process. It never fails. */
+   thread of the process. It never fails, and discovers no OpenCL device:
+   host-only work never loads an OpenCL driver. */
 NX_API nx_device *nx_rig_host(void);
 
 /* nx_rig_devices(out, cap) writes up to cap devices into out, the host first,
    then every OpenCL device (OpenCL 1.2 or later) of every platform, then the
    test devices made so far, and returns how many there are (which may pass
-   cap). Devices live as long as the process. */
+   cap). Devices live as long as the process. The first call of it, of
+   nx_rig_find or of nx_rig_test_device discovers the OpenCL devices. */
 NX_API int nx_rig_devices(nx_device **out, int cap);
 
 /* nx_rig_find(name, &d) sets d to the device named name ("host", "opencl:0",

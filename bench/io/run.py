@@ -31,16 +31,18 @@ F8_MAX = 448.0
 
 
 def run_timed(argv):
-    """Wall seconds and peak resident KiB of one run of argv."""
+    """Wall seconds of one run of argv."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    t = time.perf_counter() - t0
-    err = p.stderr.read().decode()
-    p.stderr.close()
-    if status != 0:
-        sys.exit(f"{argv[0]} failed: {err}")
-    return t, ru.ru_maxrss
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def spawned(argv, n):
+    """Min and median wall seconds of n runs of argv after a warm-up, and
+    the peak resident KiB of one, measured by bench_io (a small parent)."""
+    out = subprocess.run([bench_io, "spawn", str(n)] + argv, check=True, capture_output=True, text=True).stdout
+    v = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in out.splitlines()}
+    return v["spawn_us"][0] / 1e6, v["spawn_us"][1] / 1e6, v["rss_kib"][0]
 
 
 def best(f, rounds):
@@ -99,12 +101,11 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("NX_BENCH_DIR")) as d:
     subprocess.run(["cat", src], stdout=subprocess.DEVNULL, check=True)  # the page cache warm
 
     out_cp, out_nx, out_py = (os.path.join(d, n) for n in ("cp.safetensors", "nx.safetensors", "py.safetensors"))
-    t_cp = best(lambda: run_timed(["cp", src, out_cp])[0], 3)
-    t_cp_sync = best(lambda: run_timed(["sh", "-c", f"cp '{src}' '{out_cp}' && sync '{out_cp}'"])[0], 3)
+    t_cp = best(lambda: run_timed(["cp", src, out_cp]), 3)
+    t_cp_sync = best(lambda: run_timed(["sh", "-c", f"cp '{src}' '{out_cp}' && sync '{out_cp}'"]), 3)
     os.remove(out_cp)
     conv = [nx, "convert", src, out_nx, "--to", "float8_e4m3fn", "--scale", "amax"]
-    t_nx = best(lambda: run_timed(conv)[0], 3)
-    rss_nx = run_timed(conv)[1]
+    t_nx, _, rss_nx = spawned(conv, 3)
     t_py = best(lambda: python_convert(src, out_py), 1)
 
     # The two conversions' tensors, element by element (they may differ where
@@ -116,11 +117,10 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("NX_BENCH_DIR")) as d:
 
     info = {}
     for name, path in (("1 GiB" if mib == 1024 else f"{mib} MiB", src), ("4 rows", small)):
-        times = sorted(run_timed([nx, "info", path])[0] for _ in range(31))
-        info[name] = (times[0], times[len(times) // 2], run_timed([nx, "info", path])[1], path)
-    lib = subprocess.run([bench_io, src, small], check=True, capture_output=True, text=True).stdout
+        info[name] = spawned([nx, "info", path], 31) + (path,)
+    lib = subprocess.run([bench_io, "open", src, small], check=True, capture_output=True, text=True).stdout
     open_us = {k.split(":", 1)[1]: float(v) for k, v in (line.split() for line in lib.splitlines())}
-    t_true = min(run_timed(["true"])[0] for _ in range(31))
+    t_true = spawned(["true"], 31)[0]
 
 gbs = lambda t: size / t / 1e9
 print(f"io: nx convert of a {size / (1 << 20):.0f} MiB bfloat16 safetensors file ({TENSORS} tensors) "
@@ -134,7 +134,7 @@ print(f"  speed against cp         ratio {r_cp:5.2f} (target >= 0.5: {'met' if r
       f"against cp + sync {t_cp_sync / t_nx:5.2f}")
 print(f"  speed against Python     ratio {r_py:5.2f} (target >= 5: {'met' if r_py >= 5 else 'MISSED'})")
 print(f"  nx and Python outputs: {differ} float8 elements differ; scales {'identical' if scales_equal else 'DIFFER'}")
-print(f"nx info (wall time of the process, 31 runs; a process running true takes {t_true * 1e3:.2f} ms)")
+print(f"nx info (wall time of the process, 31 runs after a warm-up; a process running true takes {t_true * 1e3:.2f} ms)")
 for name, (lo, med, rss, path) in info.items():
     print(f"  {name:8s} min {lo * 1e3:6.2f} ms  median {med * 1e3:6.2f} ms  peak RSS {rss / 1024:5.1f} MiB  "
           f"nx_io_open+close {open_us[path]:7.1f} us  (target < 10 ms: {'met' if med < 0.010 else 'MISSED'})")

@@ -1,5 +1,10 @@
-/* The device table: the host, the OpenCL devices found on first use, and the
-   test devices made since. Devices are never freed. */
+/* The device table: the host, the OpenCL devices, and the test devices made
+   since. Devices are never freed. The host is made at the first use of the
+   rig; OpenCL is discovered only when a caller asks for the device list or a
+   device by name (or makes a test device, so that OpenCL devices keep their
+   place after the host): discovery loads the platforms' drivers, which costs
+   tens of milliseconds and tens of megabytes, and host-only work (reading a
+   file into host memory) needs none of it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +17,9 @@ static nx_device *table[NX__MAX_DEVICES];
    count (acquire) sees every slot below it filled, without the lock. */
 static atomic_int count;
 static int tests;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t host_once = PTHREAD_ONCE_INIT, opencl_once = PTHREAD_ONCE_INIT;
 
-/* Called with table_mu held, or from the once routine. */
+/* Called with table_mu held, or from host_once's routine. */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   int n = atomic_load_explicit(&count, memory_order_relaxed);
   if (n == NX__MAX_DEVICES) return NULL;
@@ -35,29 +40,45 @@ nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   return d;
 }
 
-static void init(void) {
+static void host_init(void) {
   nx_device *h = nx__device_new(NX__HOST, &nx__host_backend);
   if (h) {
     snprintf(h->name, sizeof h->name, "host");
     snprintf(h->description, sizeof h->description, "host");
   }
+}
+
+static void opencl_init(void) {
+  pthread_once(&host_once, host_init);
+  pthread_mutex_lock(&table_mu);
   nx__opencl_discover();
+  pthread_mutex_unlock(&table_mu);
+}
+
+/* Every device: the host first, then OpenCL's, then the test devices. */
+static void init(void) {
+  pthread_once(&host_once, host_init);
+  pthread_once(&opencl_once, opencl_init);
 }
 
 nx_device *nx_rig_host(void) {
-  pthread_once(&once, init);
+  pthread_once(&host_once, host_init);
   return table[0];
 }
 
-int nx_rig_devices(nx_device **out, int cap) {
-  pthread_once(&once, init);
+int nx__rig_known(nx_device **out, int cap) {
   int n = atomic_load_explicit(&count, memory_order_acquire);
   for (int i = 0; i < n && i < cap; i++) out[i] = table[i];
   return n;
 }
 
+int nx_rig_devices(nx_device **out, int cap) {
+  init();
+  return nx__rig_known(out, cap);
+}
+
 int nx_rig_find(const char *name, nx_device **d) {
-  pthread_once(&once, init);
+  init();
   if (name == NULL) return nx__fail(NX_EINVAL, "nx_rig_find: the name is NULL");
   pthread_mutex_lock(&table_mu);
   nx_device *found = NULL;
@@ -70,7 +91,7 @@ int nx_rig_find(const char *name, nx_device **d) {
 }
 
 int nx_rig_test_device(nx_device **d) {
-  pthread_once(&once, init);
+  init();
   pthread_mutex_lock(&table_mu);
   nx_device *t = tests < NX__MAX_TEST_DEVICES ? nx__device_new(NX__TEST, &nx__test_backend) : NULL;
   if (t) {
