@@ -81,7 +81,11 @@ int nx__npz_parse(nx_io_file *f, const char *fn) {
     if (!f->zip) zip_source_free(src);
   }
   if (!f->zip) {
-    int s = nx__fail(NX_EINVAL, "%s: %s: not a zip archive nx reads: %s", fn, f->path, zip_error_strerror(&err));
+    /* libzip refuses two entries of one name itself, as "File already exists". */
+    int s = zip_error_code_zip(&err) == ZIP_ER_EXISTS
+                ? nx__fail(NX_EINVAL, "%s: %s: two entries have the same name (%s)", fn, f->path,
+                           zip_error_strerror(&err))
+                : nx__fail(NX_EINVAL, "%s: %s: not a zip archive nx reads: %s", fn, f->path, zip_error_strerror(&err));
     zip_error_fini(&err);
     return s;
   }

@@ -350,9 +350,26 @@ static void malformed_gguf(void) {
   refused("past.gguf", past, 64, "passes the end");
 }
 
+/* A committed file of the fuzzers' seeds, refused as refused() refuses. */
+static void refused_seed(const char *name, const char *what) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", NX_IO_SEEDS, name);
+  FILE *f = fopen(p, "rb");
+  uint8_t b[4096];
+  size_t n = f ? fread(b, 1, sizeof b, f) : 0;
+  if (f) fclose(f);
+  CHECK(n > 0 && n < sizeof b, "%s: read %zu bytes", p, n);
+  if (n > 0) refused(strrchr(name, '/') + 1, b, n, what);
+}
+
 static void malformed_npz(void) {
   uint8_t z[64] = {'P', 'K', 3, 4, 20, 0};
   refused("trunc.npz", z, 64, "not a zip archive");
+  /* A deflated entry whose headers claim 4 GiB from 115 bytes: refused
+     before anything is inflated. */
+  refused_seed("npz/bomb.npz", "zip bomb");
+  /* Two entries named x.npy. */
+  refused_seed("npz/duplicate.npz", "two entries have the same name");
 }
 
 static void writers(void) {

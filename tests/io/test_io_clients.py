@@ -6,14 +6,17 @@ bit, and read the files nx writes; the subcommands' --help, exit codes and
 messages; a sparse 8 GiB safetensors file inspected and one tensor of it
 converted with the resident memory bounded. Exit 77 ("SKIP: ...") where a
 client is missing."""
+import io
 import json
 import os
+import pty
 import resource
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 try:
     import ml_dtypes
@@ -64,6 +67,7 @@ rng = np.random.default_rng(5)
 numeric = {"float64": "f8", "float32": "f4", "float16": "f2", "int64": "i8", "uint64": "u8", "int32": "i4",
            "uint32": "u4", "int16": "i2", "uint16": "u2", "int8": "i1", "uint8": "u1", "complex128": "c16",
            "complex64": "c8", "bool": "b1"}
+numeric_name = {v: k for k, v in numeric.items()}
 
 
 def sample(code, shape):
@@ -91,6 +95,38 @@ for name, code in numeric.items():
             if rc == 0:
                 y = np.load(out)["arr"]
                 check(same_bits(x, y), "np.save %s%s %s fortran=%s read bit for bit" % (order, code, shape, fortran))
+
+# ---- .npy versions 2 and 3 (numpy writes them for headers past 65535 bytes
+# and for non-Latin-1 field names), on their own and inside an .npz
+for version in ((2, 0), (3, 0)):
+    for code, shape, fortran in (("<f4", (3, 4), False), (">f8", (3, 4), True), ("<i2", (), False), ("<c8", (5,), False)):
+        x = sample(code, shape)
+        if fortran:
+            x = np.asfortranarray(x)
+        with open(path("v.npy"), "wb") as fh:
+            np.lib.format.write_array(fh, x, version=version)
+        with open(path("v.npy"), "rb") as fh:
+            check(fh.read(8)[6:8] == bytes(version), "numpy wrote version %s" % (version,))
+        rc, o, e = nx("convert", path("v.npy"), path("v1.npy"), "--to", numeric_name[code[1:]])
+        check(rc == 0 and same_bits(x, np.load(path("v1.npy"))),
+              ".npy version %d.%d %s %s fortran=%s read bit for bit: %s" % (version + (code, shape, fortran, e)))
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, x, version=version)
+        with zipfile.ZipFile(path("v.npz"), "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("w.npy", buf.getvalue())
+        rc, o, e = nx("convert", path("v.npz"), path("v1.npz"), "--to", numeric_name[code[1:]])
+        check(rc == 0 and same_bits(x, np.load(path("v1.npz"))["w"]),
+              "an .npz entry of .npy version %d.%d %s read bit for bit: %s" % (version + (code, e)))
+# nx writes version 1: its longest header, 32 axes of int64 extents, fits in
+# version 1's 65535 bytes, and version 3's field names are for structured
+# dtypes, which nx does not write. The largest rank reads back in numpy.
+x = np.arange(2, dtype="<f4").reshape((2,) + (1,) * 31)
+np.save(path("r32.npy"), x)
+rc, o, e = nx("convert", path("r32.npy"), path("r32out.npy"), "--to", "float32")
+with open(path("r32out.npy"), "rb") as fh:
+    head = fh.read(10)
+check(rc == 0 and head[6:8] == b"\x01\x00" and same_bits(x, np.load(path("r32out.npy"))),
+      "a rank-32 array written as .npy version 1 that numpy reads: %s %r" % (e, head))
 
 # ---- ml_dtypes' descrs: <V2, |V1 and <f1 read as raw bytes / float8_e5m2
 x = (rng.standard_normal(10) * 4).astype(ml_dtypes.bfloat16)
@@ -218,6 +254,44 @@ open(path("bad.safetensors"), "wb").write(struct.pack("<Q", 10) + b'{"a": 1}  ')
 rc, o, e = nx("convert", path("bad.safetensors"), path("never.safetensors"), "--to", "float32")
 check(rc == 1 and "bad.safetensors" in e and "nx_io_open" in e and not os.path.exists(path("never.safetensors")),
       "a malformed input: exit 1, no output: %r" % e)
+# Malformed .npz files of the committed corpus: refused naming the file and
+# why, exit 1, nothing written.
+seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz", "seeds", "npz")
+for name, why in (("bomb.npz", "zip bomb"), ("duplicate.npz", "two entries have the same name")):
+    rc, o, e = nx("convert", os.path.join(seeds, name), path("never.npz"), "--to", "float32")
+    check(rc == 1 and name in e and why in e and o == "" and not os.path.exists(path("never.npz")),
+          "%s: exit 1 naming it and why, no output: %d %r" % (name, rc, e))
+
+# The progress bar: on stderr when stdout and stderr are both a terminal (a
+# pseudo-terminal here), never when either is a pipe or a file.
+def convert_on(stdout_tty, stderr_tty):
+    master, slave = pty.openpty()
+    args = [NX, "convert", path("f32.safetensors"), path("bar.npz"), "--to", "float16"]
+    p = subprocess.Popen(args, stdout=slave if stdout_tty else subprocess.PIPE,
+                         stderr=slave if stderr_tty else subprocess.PIPE)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: every writer of the terminal has closed it
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    out, err = p.communicate()
+    return p.returncode, seen + (out or b"") + (err or b"")
+
+
+rc, text = convert_on(True, True)
+check(rc == 0 and b"\r[" in text and b"100%" in text and b"#" in text, "a progress bar on a terminal: %r" % text)
+for so, se in ((False, True), (True, False), (False, False)):
+    rc, text = convert_on(so, se)
+    check(rc == 0 and b"\r[" not in text and b"%" not in text,
+          "no bar with stdout %s, stderr %s: %r" % ("a terminal" if so else "a pipe", "a terminal" if se else "a pipe", text))
+os.unlink(path("bar.npz"))
+
 rc, o, e = nx("show", path("f32.safetensors") + ":nope")
 check(rc == 1 and "nope" in e, "show of a missing tensor names it: %r" % e)
 rc, o, e = nx("show", path("big.safetensors") + ":big[1, :3]")
