@@ -240,10 +240,13 @@ check(rc == 1 and "Q8_0" in e and "'q'" in e and not os.path.exists(path("gq.npz
       "a quantized tensor refused, nothing written: %s" % e)
 
 # ---- the command as a person uses it
-for sub in ("info", "show", "convert", "diff"):
+rc, o, e = nx("--version")
+check(rc == 0 and o.startswith("nx ") and o.strip().split()[1][0].isdigit() and e == "", "nx --version: %r" % o)
+for sub in ("dtypes", "devices", "info", "show", "convert", "diff"):
     rc, o, e = nx(sub, "--help")
     check(rc == 0 and o.startswith("usage: nx " + sub) and e == "", "nx %s --help: %d %r %r" % (sub, rc, o[:40], e))
-for args in (("info", "--bogus", "x"), ("show", "--bogus"), ("convert", "a", "b", "--bogus"), ("diff", "--bogus")):
+for args in (("dtypes", "--bogus"), ("devices", "--bogus"), ("info", "--bogus", "x"), ("show", "--bogus"),
+             ("convert", "a", "b", "--bogus"), ("diff", "--bogus")):
     rc, o, e = nx(*args)
     check(rc == 2 and "--bogus" in e and o == "", "nx %s: unknown option named, exit 2: %d %r" % (args[0], rc, e))
 rc, o, e = nx("convert", path("f32.safetensors"), path("x.safetensors"))

@@ -5,11 +5,9 @@
 #include "nx_rig.h"
 
 int nx_cmd_devices(int argc, char **argv) {
-  (void)argv;
-  if (argc > 1) {
-    fprintf(stderr, "usage: nx devices\n");
-    return 2;
-  }
+  int early = nx_cmd_no_arguments(argc, argv, "devices",
+                                  "Prints every device nx finds (the host, OpenCL devices): its name, the kinds of\nmemory it has (* where the host addresses them) and its description.");
+  if (early >= 0) return early;
   static const char *const kinds[] = {"device", "host", "io"};
   nx_device *all[64];
   int n = nx_rig_devices(all, 64);

@@ -22,11 +22,9 @@ static void f64_text(double x, char *t, size_t cap) {
 }
 
 int nx_cmd_dtypes(int argc, char **argv) {
-  (void)argv;
-  if (argc > 1) {
-    fprintf(stderr, "usage: nx dtypes\n");
-    return 2;
-  }
+  int early = nx_cmd_no_arguments(argc, argv, "dtypes",
+                                  "Prints every dtype nx has: its code, name, bits, kind, exponent and fraction bits,\nwhether it has infinities and NaN, and its epsilon, smallest normal, largest finite,\nsmallest and largest values.");
+  if (early >= 0) return early;
   printf("%-4s %-14s %4s %-8s %3s %3s %3s %3s %-10s %-24s %-24s %-21s %-20s\n", "code", "name", "bits", "kind", "exp",
          "frc", "inf", "nan", "epsilon", "min_normal", "max_finite", "min_value", "max_value");
   const nx_dtype *all = nx_dtype_all();

@@ -17,8 +17,18 @@ static const struct {
     {"diff", nx_cmd_diff, "per tensor, what differs between two tensor files"},
 };
 
+int nx_cmd_no_arguments(int argc, char **argv, const char *name, const char *what) {
+  if (argc == 1) return -1;
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: nx %s\n\n%s\n\nExit status: 0 done, 2 usage.\n", name, what);
+    return 0;
+  }
+  fprintf(stderr, "nx %s: unexpected argument '%s'\nusage: nx %s\n", name, argv[1], name);
+  return 2;
+}
+
 static void usage(FILE *f) {
-  fprintf(f, "usage: nx <command> [arguments]\n\ncommands:\n");
+  fprintf(f, "usage: nx <command> [arguments] | nx --version\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 }
@@ -30,6 +40,10 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
     usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("nx %s\n", NX_VERSION);
     return 0;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
