@@ -6,7 +6,8 @@
                               parsing its header): the best of 200 rounds after
                               a warm-up; prints "open_us:<path> <us>".
    bench_io spawn N ARGV...   runs ARGV N times (stdout to /dev/null) after a
-                              warm-up; prints "spawn_us <min> <median>" and
+                              warm-up; prints "spawn_us <min> <median>",
+                              "cpu_us <least user + system time of a run>" and
                               "rss_kib <peak resident KiB of one run>". */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <fcntl.h>
@@ -46,8 +47,9 @@ static int open_files(int n, char **paths) {
   return 0;
 }
 
-/* One run of argv: its wall time, and its peak resident memory in rss. */
-static double spawn(char **argv, long *rss) {
+/* One run of argv: its wall time, its peak resident memory in rss and its
+   CPU time (user + system, every thread) in cpu. */
+static double spawn(char **argv, long *rss, double *cpu) {
   double t0 = now_us();
   pid_t pid = fork();
   if (pid == 0) {
@@ -60,6 +62,7 @@ static double spawn(char **argv, long *rss) {
   struct rusage ru;
   if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
   *rss = ru.ru_maxrss;
+  *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
   return now_us() - t0;
 }
 
@@ -71,21 +74,23 @@ static int cmp(const void *a, const void *b) {
 static int spawn_many(int n, char **argv) {
   double *t = malloc(sizeof *t * (size_t)n);
   long rss = 0, r;
-  if (!t || spawn(argv, &r) < 0) {
+  double cpu = 1e30, c;
+  if (!t || spawn(argv, &r, &c) < 0) {
     fprintf(stderr, "bench_io: %s failed\n", argv[0]);
     free(t);
     return 1;
   }
   for (int k = 0; k < n; k++) {
-    if ((t[k] = spawn(argv, &r)) < 0) {
+    if ((t[k] = spawn(argv, &r, &c)) < 0) {
       fprintf(stderr, "bench_io: %s failed\n", argv[0]);
       free(t);
       return 1;
     }
     if (r > rss) rss = r;
+    if (c < cpu) cpu = c;
   }
   qsort(t, (size_t)n, sizeof *t, cmp);
-  printf("spawn_us %.1f %.1f\nrss_kib %ld\n", t[0], t[n / 2], rss);
+  printf("spawn_us %.1f %.1f\ncpu_us %.1f\nrss_kib %ld\n", t[0], t[n / 2], cpu, rss);
   free(t);
   return 0;
 }
