@@ -28,6 +28,8 @@ run: build
 	@build/release/tools/nx dtypes
 	@echo
 	@build/release/tools/nx devices
+	@echo
+	@examples/data/run.sh build/release/tools/nx
 
 # Every suite, plainly, under ASan+UBSan, and the concurrency suites under TSan.
 test:

@@ -11,5 +11,6 @@
 #include "nx_rig.h"
 #include "nx_array.h"
 #include "nx_kernels.h"
+#include "nx_io.h"
 
 #endif

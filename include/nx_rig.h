@@ -79,13 +79,16 @@ typedef enum nx_access {
 /* nx_rig_host() is the host: its memory is the process's, its timeline a
    thread of the process. It is NULL only where the process could not start
    that thread at its first use (no memory or thread left), and then nx has
-   no device at all. */
+   no device at all. It
+   discovers no OpenCL device: host-only work never loads an OpenCL driver. */
 NX_API nx_device *nx_rig_host(void);
 
 /* nx_rig_devices(out, cap) writes up to cap devices into out, the host first,
    then every OpenCL device (OpenCL 1.2 or later) of every platform, then the
    test devices made so far, and returns how many there are (which may pass
    cap). Devices live as long as the process.
+   The first call of it or of nx_rig_find (or making a test device)
+   discovers the OpenCL devices.
    Fails with NX_EINVAL if cap < 0, or out is NULL with cap > 0. */
 NX_API int nx_rig_devices(nx_device **out, int cap);
 

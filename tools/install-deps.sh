@@ -19,7 +19,8 @@ set -eu
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: tools/install-deps.sh build|test|bench ..." >&2; exit 2; }
 
-build_pkgs="build-essential cmake pkg-config"
+# The io module's build dependencies: libzip (.npz) and jansson (safetensors headers).
+build_pkgs="build-essential cmake pkg-config libzip-dev libjansson-dev"
 test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3 clang libclang-rt-14-dev spin"
 apt_pkgs="" venv=0
 for purpose in "$@"; do
@@ -77,4 +78,10 @@ if ! "$dir/bin/python" -c "import numpy, ml_dtypes" 2>/dev/null; then
   echo "install-deps: pip install numpy ml_dtypes into $dir"
   "$dir/bin/python" -m pip install -q --disable-pip-version-check numpy ml_dtypes \
     || echo "install-deps: numpy and ml_dtypes could not be installed: the suites that need them will skip" >&2
+fi
+# The io tests' clients: safetensors and gguf beside numpy and ml_dtypes.
+if ! "$dir/bin/python" -c "import safetensors, gguf" 2>/dev/null; then
+  echo "install-deps: pip install safetensors gguf into $dir"
+  "$dir/bin/python" -m pip install -q --disable-pip-version-check safetensors gguf \
+    || echo "install-deps: safetensors and gguf could not be installed: the suites that need them will skip" >&2
 fi

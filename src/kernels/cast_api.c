@@ -66,6 +66,7 @@ int nx_cast(nx_array *dst, nx_array *src) {
 }
 
 int nx_cast_new(nx_array **z, nx_dtype to, nx_array *src) {
+  if (!z) return nx__fail(NX_EINVAL, "nx_cast_new: the result z is NULL");
   if (!src) return nx__fail(NX_EINVAL, "nx_cast_new: operand 0 is NULL");
   if ((unsigned)to >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "nx_cast_new: %d is not a dtype", (int)to);
   nx_array *r;

@@ -18,6 +18,8 @@
      subnormal ones the magnitude scaled by a power of two (exact) converted
      to an integer with round to nearest even embedded in the instruction, so
      neither depends on MXCSR; then overflow and NaN by the format's rule. */
+#include <stdbool.h>
+#include <cpuid.h>
 #include <stdatomic.h>
 
 #include "cast_internal.h"
@@ -211,11 +213,18 @@ T_512 static void f32_e2m1fn_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
 
 /* ---- Dispatch ---- */
 
+/* F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports
+   does not know the name. */
+static bool has_f16c(void) {
+  unsigned a, b, c, d;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+}
+
 static int cpu_level(void) {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     return __builtin_cpu_supports("avx512bf16") ? NX__CAST_ISA_AVX512X : NX__CAST_ISA_AVX512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return NX__CAST_ISA_AVX2;
+  if (__builtin_cpu_supports("avx2") && has_f16c()) return NX__CAST_ISA_AVX2;
   return NX__CAST_ISA_NONE;
 }
 

@@ -91,6 +91,7 @@ int nx_copy(nx_array *z, nx_array *x) { return copy("nx_copy", z, x); }
 int nx_assign(nx_array *z, nx_array *x) { return copy("nx_assign", z, x); }
 
 int nx_copy_new(nx_array **z, nx_array *x) {
+  if (!z) return nx__fail(NX_EINVAL, "nx_copy_new: the result z is NULL");
   if (!x) return nx__fail(NX_EINVAL, "nx_copy_new: operand 0 is NULL");
   nx_array *r;
   int s = nx__make_like("nx_copy_new", x, nx_array_dtype(x), &r);

@@ -64,6 +64,20 @@ bool nx__vmath_known(nx__uop op) { return loop_of(op) != 0; }
 
 void nx__vmath_f32(nx__uop op, float *z, const float *x, int64_t n) { loop_of(op)(z, x, n); }
 #else
-/* Without SLEEF, nothing: unary.c does not call it. */
-typedef int nx__vmath_unused;
+/* Without SLEEF (or in a target without NX_HAVE_SLEEF, as the dtype tests'
+   second build of the sources), never called: vector_math is false. Defined
+   all the same, since an unoptimised build keeps unary.c's call. */
+#include "vmath.h"
+
+bool nx__vmath_known(nx__uop op) {
+  (void)op;
+  return false;
+}
+
+void nx__vmath_f32(nx__uop op, float *z, const float *x, int64_t n) {
+  (void)op;
+  (void)z;
+  (void)x;
+  (void)n;
+}
 #endif

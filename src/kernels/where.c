@@ -36,6 +36,7 @@ int nx_where(nx_array *z, nx_array *cond, nx_array *x, nx_array *y) {
 }
 
 int nx_where_new(nx_array **z, nx_array *cond, nx_array *x, nx_array *y) {
+  if (!z) return nx__fail(NX_EINVAL, "nx_where_new: the result z is NULL");
   nx_array *ops[3] = {cond, x, y};
   int s = nx__need("nx_where_new", ops, 3);
   if (s) return s;

@@ -236,7 +236,7 @@ static int wait_for(const char *fn, nx_buffer *b, nx_access access) {
   nx__memory *m = b->mem;
   nx__event ev[NX__MAX_DEVICES + 1];
   nx_device *all[NX__MAX_DEVICES];
-  int n = 0, ndev = nx_rig_devices(all, NX__MAX_DEVICES);
+  int n = 0, ndev = nx__rig_known(all, NX__MAX_DEVICES);
   pthread_mutex_lock(&m->order_mu);
   if (m->last_write.tl) ev[n++] = m->last_write;
   if (access & NX_ACCESS_WRITE)

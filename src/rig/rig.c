@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The device table: the host, the OpenCL devices found on first use, and the
-   test devices made since. Devices are never freed. */
+/* The device table: the host, the OpenCL devices, and the test devices made
+   since. Devices are never freed. The host is made at the first use of the
+   rig; OpenCL is discovered only when a caller asks for the device list or a
+   device by name (or makes a test device, so that OpenCL devices keep their
+   place after the host): discovery loads the platforms' drivers, which costs
+   tens of milliseconds and tens of megabytes, and host-only work (reading a
+   file into host memory) needs none of it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +24,9 @@ static atomic_int count;
 #ifdef NX_TESTING
 static int tests; /* test devices made */
 #endif
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t host_once = PTHREAD_ONCE_INIT, opencl_once = PTHREAD_ONCE_INIT;
 
-/* Called with table_mu held, or from the once routine. */
+/* Called with table_mu held, or from host_once's routine. */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
   int n = atomic_load_explicit(&count, memory_order_relaxed);
   if (n == NX__MAX_DEVICES) return NULL;
@@ -44,30 +49,49 @@ nx_device *nx__device_new(nx__device_type type, const nx__backend *be) {
 
 /* Without the host's device (its timeline could not start) there is no
    device at all: the host is always table[0] where there is one. */
-static void init(void) {
+static void host_init(void) {
   nx_device *h = nx__device_new(NX__HOST, &nx__host_backend);
   if (!h) return;
   snprintf(h->name, sizeof h->name, "host");
   snprintf(h->description, sizeof h->description, "host");
+}
+
+static void opencl_init(void) {
+  pthread_once(&host_once, host_init);
+  /* Without the host there is no device at all, OpenCL's included. */
+  if (!atomic_load_explicit(&count, memory_order_acquire)) return;
+  pthread_mutex_lock(&table_mu);
   nx__opencl_discover();
+  pthread_mutex_unlock(&table_mu);
+}
+
+/* Every device: the host first, then OpenCL's, then the test devices. */
+static void init(void) {
+  pthread_once(&host_once, host_init);
+  pthread_once(&opencl_once, opencl_init);
 }
 
 nx_device *nx_rig_host(void) {
-  pthread_once(&once, init);
+  pthread_once(&host_once, host_init);
   return atomic_load_explicit(&count, memory_order_acquire) ? table[0] : NULL;
 }
 
-int nx_rig_devices(nx_device **out, int cap) {
-  if (cap < 0 || (cap > 0 && !out))
-    return nx__fail(NX_EINVAL, "nx_rig_devices: %s", cap < 0 ? "cap is negative" : "out is NULL with cap > 0");
-  pthread_once(&once, init);
+/* The devices made so far, discovering nothing: the rig's own walks. */
+int nx__rig_known(nx_device **out, int cap) {
   int n = atomic_load_explicit(&count, memory_order_acquire);
   for (int i = 0; i < n && i < cap; i++) out[i] = table[i];
   return n;
 }
 
+int nx_rig_devices(nx_device **out, int cap) {
+  if (cap < 0 || (cap > 0 && !out))
+    return nx__fail(NX_EINVAL, "nx_rig_devices: %s", cap < 0 ? "cap is negative" : "out is NULL with cap > 0");
+  init();
+  return nx__rig_known(out, cap);
+}
+
 int nx_rig_find(const char *name, nx_device **d) {
-  pthread_once(&once, init);
+  init();
   if (name == NULL || d == NULL) return nx__fail(NX_EINVAL, "nx_rig_find: %s is NULL", name ? "the result d" : "the name");
   pthread_mutex_lock(&table_mu);
   nx_device *found = NULL;
@@ -82,7 +106,7 @@ int nx_rig_find(const char *name, nx_device **d) {
 #ifdef NX_TESTING
 int nx_rig_test_device(nx_device **d) {
   if (!d) return nx__fail(NX_EINVAL, "nx_rig_test_device: the result is NULL");
-  pthread_once(&once, init);
+  init();
   pthread_mutex_lock(&table_mu);
   bool room = tests < NX__MAX_TEST_DEVICES;
   nx_device *t = room ? nx__device_new(NX__TEST, &nx__test_backend) : NULL;

@@ -167,7 +167,11 @@ int nx__views_to_host(nx__memory *m, nx_access access);
 
 /* The device table (rig.c). */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be);
+/* The OpenCL devices, appended with table_mu held (once, by rig.c). */
 void nx__opencl_discover(void);
+/* The devices in the table now, discovering nothing: for the rig's own
+   walks over the timelines a memory may have met, all of them already made. */
+int nx__rig_known(nx_device **out, int cap);
 
 /* Timelines (timeline.c). */
 int nx__timeline_start(nx_device *d);

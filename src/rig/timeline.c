@@ -34,7 +34,7 @@ static bool fire(nx_device *d, int fault) {
 void nx__lose(nx_device *d) {
   nx_device *all[NX__MAX_DEVICES];
   atomic_store(&d->lost, true);
-  int n = nx_rig_devices(all, NX__MAX_DEVICES);
+  int n = nx__rig_known(all, NX__MAX_DEVICES);
   for (int i = 0; i < n && i < NX__MAX_DEVICES; i++) {
     pthread_mutex_lock(&all[i]->tl.mu);
     pthread_cond_broadcast(&all[i]->tl.cv);
@@ -258,7 +258,7 @@ int nx__enqueue(nx_device *d, nx__job *j, const char *fn) {
   /* Dependencies: per timeline the greatest sequence number needed. */
   uint64_t need[NX__MAX_DEVICES] = {0};
   nx_device *all[NX__MAX_DEVICES];
-  int ndev = nx_rig_devices(all, NX__MAX_DEVICES);
+  int ndev = nx__rig_known(all, NX__MAX_DEVICES);
   for (int k = 0; k < nm; k++) {
     nx__memory *m = ms[k];
     if (m->last_write.tl && m->last_write.seq > need[m->last_write.tl->index])

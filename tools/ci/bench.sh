@@ -13,8 +13,9 @@ py=${NX_VENV:-build/venv}/bin/python
 "$py" bench/array/run.py "$build/bench/bench_array"
 "$build/bench/bench_shape"
 python3 bench/kernels/run_cast.py "$build/bench/bench_cast"
-# The kernels benchmark's peers (numpy, ml_dtypes) from the project's virtual
+# The kernels and io benchmarks' peers (numpy, ml_dtypes, safetensors) from the project's virtual
 # environment where there is one.
 py=${NX_VENV:-build/venv}/bin/python
 [ -x "$py" ] || py=python3
 "$py" bench/kernels/run.py "$build/bench/bench_kernels"
+"$py" bench/io/run.py "$build/tools/nx" "$build/bench/bench_io"

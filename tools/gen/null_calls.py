@@ -33,6 +33,8 @@ NULL_ALLOWED = {
     ("nx_buffer_retain", "b"): "nx_rig.h: NULL is ignored",
     ("nx_buffer_release", "b"): "nx_rig.h: NULL is ignored",
     ("nx_shape_session_free", "s"): "nx_shape.h: NULL is a no-op",
+    ("nx_io_close", "f"): "nx_io.h: NULL is ignored",
+    ("nx_io_writer_abort", "w"): "nx_io.h: NULL is ignored",
     ("nx_dtype_of_name", "s"): "nx_dtype.h: NX_NONE for no name, NULL included",
     ("nx_layout_make", "strides"): "nx_layout.h: NULL strides are C-contiguous",
     ("nx_door_host", "ctx"): "the kernel's context, passed through",
@@ -79,6 +81,9 @@ NOT_STATUS = {
     "nx_buffer_refcount": "a count of references, 0 for NULL",
     "nx_row_beg_count": "a count of dims", "nx_row_dims_count": "a count of dims",
     "nx_row_var": "a row variable's id, 0 for none",
+    "nx_io_file_count": "a count of tensors, 0 for NULL",
+    "nx_io_file_metadata_count": "a count of metadata entries, 0 for NULL",
+    "nx_io_file_bytes": "a size in bytes, 0 for NULL",
 }
 
 # A valid argument, by type (const and spacing removed), then by name, then

@@ -10,6 +10,11 @@ enum { NX_EXIT_DONE = 0, NX_EXIT_FAILED = 1, NX_EXIT_USAGE = 2 };
 
 int nx_cmd_dtypes(int argc, char **argv);
 int nx_cmd_devices(int argc, char **argv);
+/* The tensor-file commands answer their own --help (cmd_io.h). */
+int nx_cmd_info(int argc, char **argv);
+int nx_cmd_show(int argc, char **argv);
+int nx_cmd_convert(int argc, char **argv);
+int nx_cmd_diff(int argc, char **argv);
 
 /* nx_cmd_no_arguments(argc, argv) is NX_EXIT_DONE for a command that takes
    none, or NX_EXIT_USAGE after naming the first unexpected argument on

@@ -26,6 +26,11 @@ static const struct {
      "Prints one line per device nx finds (the host first, then every OpenCL\n"
      "device): its name, the kinds of memory it has (device, host, io; a * marks\n"
      "memory the host addresses) and its description.\n"},
+    /* These print their own help (help NULL): they take options. */
+    {"info", nx_cmd_info, "a tensor file's tensors, metadata and totals", NULL},
+    {"show", nx_cmd_show, "a tensor's elements, numpy-style, through a slice", NULL},
+    {"convert", nx_cmd_convert, "convert tensor files between formats and dtypes", NULL},
+    {"diff", nx_cmd_diff, "per tensor, what differs between two tensor files", NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -61,6 +66,10 @@ int main(int argc, char **argv) {
     /* nx help <command> */
     for (size_t i = 0; i < NCOMMANDS; i++)
       if (!strcmp(argv[2], commands[i].name)) {
+        if (!commands[i].help) {
+          char *args[] = {argv[2], "--help", NULL};
+          return commands[i].run(2, args);
+        }
         fputs(commands[i].help, stdout);
         return NX_EXIT_DONE;
       }
@@ -78,7 +87,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++) {
     if (strcmp(argv[1], commands[i].name)) continue;
-    for (int k = 2; k < argc; k++)
+    for (int k = 2; k < argc && commands[i].help; k++)
       if (is_help(argv[k])) {
         fputs(commands[i].help, stdout);
         return NX_EXIT_DONE;

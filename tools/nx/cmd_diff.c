@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nx diff A B: per tensor, what differs: max absolute and relative error,
+   RMS error, the count of differing elements and a histogram of errors in
+   units in the last place of the coarser format. Both sides are brought to
+   float64 by nx_cast (exact for every dtype nx has but int64 and uint64
+   past 2^53), scales multiplied back by nx_mul; the measures are one plain
+   pass over the doubles, which no kernel computes. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_io.h"
+#include "commands.h"
+#include "nx_kernels.h"
+
+static const char usage[] = "nx diff A B [--only GLOB] [--tol T] [--as DTYPE] [--json]";
+
+static void help(void) {
+  printf("usage: %s\n\n"
+         "Compares the tensors of two files, by name: for each, the max absolute and relative error,\n"
+         "the RMS error, how many elements differ, and a histogram of the errors in units in the last\n"
+         "place (ulp) of the coarser of the two formats, at A's value. A tensor with a <name>.scale\n"
+         "tensor is compared as its elements times that scale.\n\n"
+         "  --only GLOB   only the tensors whose names match the shell pattern GLOB\n"
+         "  --tol T       the largest absolute error that counts as equal (default 0)\n"
+         "  --as DTYPE    read raw .npy bytes (|V1, <V2) as DTYPE\n"
+         "  --json        one JSON object per tensor, one per line\n"
+         "  --help        this text\n\n"
+         "Exit status: 0 no tensor differs beyond T, 1 some do (or a tensor is missing, or a file cannot\n"
+         "be read), 2 usage.\n",
+         usage);
+}
+
+#define NBUCKETS 6
+static const char *const bucket_names[NBUCKETS] = {"0", "<=1/2", "<=1", "<=2", "<=4", ">4"};
+
+typedef struct stats {
+  int64_t n, differ;
+  double max_abs, max_rel, sum_sq;
+  int64_t hist[NBUCKETS];
+  /* the coarser format: its fraction bits and least normal exponent, or
+     fb < 0 for integers (ulp 1); its scale */
+  int fb, emin;
+  double scale;
+} stats;
+
+/* One ulp of the coarser format at value x (scaled). */
+static double ulp_at(const stats *st, double x) {
+  if (st->fb < 0) return 1;
+  double y = fabs(x) / st->scale;
+  int e = y > 0 ? ilogb(y) : st->emin;
+  if (e < st->emin) e = st->emin;
+  return ldexp(st->scale, e - st->fb);
+}
+
+static void measure(stats *st, double a, double b) {
+  st->n++;
+  if (a == b || (isnan(a) && isnan(b))) {
+    st->hist[0]++;
+    return;
+  }
+  st->differ++;
+  double d = fabs(a - b);
+  if (isnan(d)) d = INFINITY;
+  if (d > st->max_abs) st->max_abs = d;
+  if (a != 0 && d / fabs(a) > st->max_rel) st->max_rel = d / fabs(a);
+  st->sum_sq += d * d;
+  double u = d / ulp_at(st, a);
+  st->hist[u <= 0.5 ? 1 : u <= 1 ? 2 : u <= 2 ? 3 : u <= 4 ? 4 : 5]++;
+}
+
+struct pass {
+  stats *st;
+  const double *a;
+  int64_t n;
+};
+
+static int inner(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
+  (void)dt;
+  struct pass *p = ctx;
+  const double *b = (const double *)base + l->offset;
+  for (int64_t k = 0; k < p->n; k++) measure(p->st, p->a[k], b[k]);
+  return 0;
+}
+
+struct outer_ctx {
+  stats *st;
+  nx_array *b;
+};
+
+static int outer(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
+  (void)dt;
+  struct outer_ctx *c = ctx;
+  struct pass p = {c->st, (const double *)base + l->offset, nx_layout_count(l)};
+  return nx_array_read(c->b, inner, &p);
+}
+
+/* x as float64 values, times scale: a fresh C-contiguous array (complex
+   ones as pairs on a last axis). */
+static int as_doubles(nx_array *x, double scale, nx_array **out) {
+  bool cx = nx_dtype_kind(nx_array_dtype(x)) == NX_KIND_COMPLEX;
+  nx_array *d = NULL, *r = NULL, *k = NULL, *one = NULL;
+  int s = nx_cast_new(&d, cx ? NX_COMPLEX128 : NX_FLOAT64, x);
+  if (s == 0 && cx) {
+    s = nx_array_bitcast(NX_FLOAT64, d, &r);
+    nx_array_free(d);
+    d = r;
+  }
+  if (s == 0 && scale != 1) {
+    nx_value v = {.f = scale};
+    const nx_layout *l = nx_array_layout(d);
+    nx_move m;
+    s = nx_array_of_array(NX_FLOAT64, NULL, 0, &v, 1, &one);
+    if (s == 0) s = nx_move_expand(&m, l->extent, l->rank);
+    if (s == 0) s = nx_array_move(&m, one, &k);
+    if (s == 0) s = nx_mul(d, d, k);
+  }
+  nx_array_free(one);
+  nx_array_free(k);
+  if (s != 0) {
+    nx_array_free(d);
+    return s;
+  }
+  *out = d;
+  return 0;
+}
+
+static void coarser(stats *st, nx_dtype a, nx_dtype b, double sa, double sb) {
+  nx_float_format fa, fb;
+  bool ha = nx_dtype_float_format(a == NX_COMPLEX128 ? NX_FLOAT64 : a == NX_COMPLEX64 ? NX_FLOAT32 : a, &fa) == 0;
+  bool hb = nx_dtype_float_format(b == NX_COMPLEX128 ? NX_FLOAT64 : b == NX_COMPLEX64 ? NX_FLOAT32 : b, &fb) == 0;
+  st->fb = -1;
+  st->scale = 1;
+  if (!ha && !hb) return;
+  bool use_a = ha && (!hb || fa.fraction_bits <= fb.fraction_bits);
+  nx_float_format *f = use_a ? &fa : &fb;
+  st->fb = f->fraction_bits;
+  st->emin = ilogb(f->min_normal);
+  st->scale = use_a ? sa : sb;
+}
+
+static void report(bool json, const char *name, nx_dtype da, nx_dtype db, const stats *st) {
+  double rms = st->n ? sqrt(st->sum_sq / (double)st->n) : 0;
+  if (json) {
+    printf("{\"name\": ");
+    nx_tool_json_string(stdout, name);
+    printf(", \"a\": \"%s\", \"b\": \"%s\", \"elements\": %lld, \"differ\": %lld, \"max_abs\": %.17g, \"max_rel\": "
+           "%.17g, \"rms\": %.17g, \"ulp_histogram\": {",
+           nx_dtype_name(da), nx_dtype_name(db), (long long)st->n, (long long)st->differ, st->max_abs, st->max_rel,
+           rms);
+    for (int k = 0; k < NBUCKETS; k++) printf("%s\"%s\": %lld", k ? ", " : "", bucket_names[k], (long long)st->hist[k]);
+    printf("}}\n");
+    return;
+  }
+  printf("%-24s %-14s %-14s %11.4g %11.4g %11.4g %9lld/%-9lld", name, nx_dtype_name(da), nx_dtype_name(db),
+         st->max_abs, st->max_rel, rms, (long long)st->differ, (long long)st->n);
+  for (int k = 0; k < NBUCKETS; k++) printf(" %s:%lld", bucket_names[k], (long long)st->hist[k]);
+  printf("\n");
+}
+
+/* Compares tensor ia of a with tensor ib of b: 0 equal within tol, 1
+   beyond it, -1 failed (message printed). */
+static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double tol, bool json) {
+  static const char cmd[] = "diff";
+  const nx_io_tensor *ta = nx_io_file_tensor(a, ia), *tb = nx_io_file_tensor(b, ib);
+  double sa, sb;
+  nx_array *xa = NULL, *xb = NULL, *da = NULL, *db = NULL;
+  if (nx_tool_scale_of(cmd, a, ia, &sa) != 0 || nx_tool_scale_of(cmd, b, ib, &sb) != 0) return -1;
+  if (nx_tool_load(cmd, a, ia, as, &xa) != 0) return -1;
+  if (nx_tool_load(cmd, b, ib, as, &xb) != 0) {
+    nx_array_free(xa);
+    return -1;
+  }
+  int r = 0;
+  const nx_layout *la = nx_array_layout(xa), *lb = nx_array_layout(xb);
+  bool same = la->rank == lb->rank && (nx_dtype_kind(nx_array_dtype(xa)) == NX_KIND_COMPLEX) ==
+                                          (nx_dtype_kind(nx_array_dtype(xb)) == NX_KIND_COMPLEX);
+  for (int j = 0; same && j < la->rank; j++) same = la->extent[j] == lb->extent[j];
+  if (!same) {
+    char d1[256], d2[256];
+    printf("%-24s shapes differ: %s and %s\n", ta->name, nx_array_describe(xa, d1, sizeof d1),
+           nx_array_describe(xb, d2, sizeof d2));
+    r = 1;
+  } else if (as_doubles(xa, sa, &da) != 0 || as_doubles(xb, sb, &db) != 0) {
+    r = -1;
+    nx_tool_fail(cmd, "tensor '%s': %s", ta->name, nx_error_message());
+  } else {
+    stats st = {0};
+    coarser(&st, nx_array_dtype(xa), nx_array_dtype(xb), sa, sb);
+    struct outer_ctx c = {&st, db};
+    if (nx_array_read(da, outer, &c) != 0) {
+      r = -1;
+      nx_tool_fail(cmd, "tensor '%s': %s", ta->name, nx_error_message());
+    } else {
+      report(json, ta->name, nx_array_dtype(xa), nx_array_dtype(xb), &st);
+      r = st.max_abs > tol || (st.differ && isnan(st.max_abs)) ? 1 : 0;
+    }
+  }
+  (void)tb;
+  nx_array_free(xa);
+  nx_array_free(xb);
+  nx_array_free(da);
+  nx_array_free(db);
+  return r;
+}
+
+int nx_cmd_diff(int argc, char **argv) {
+  static const char cmd[] = "diff";
+  const char *files[2] = {NULL, NULL}, *only = NULL;
+  int nfiles = 0, as = -1;
+  double tol = 0;
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      help();
+      return NX_EXIT_DONE;
+    }
+    bool takes = !strcmp(a, "--only") || !strcmp(a, "--tol") || !strcmp(a, "--as");
+    if (takes && i + 1 == argc) return nx_tool_usage(cmd, usage, "%s needs a value", a);
+    if (!strcmp(a, "--only")) {
+      only = argv[++i];
+    } else if (!strcmp(a, "--tol")) {
+      char *end;
+      tol = strtod(argv[++i], &end);
+      if (*end || end == argv[i] || !(tol >= 0))
+        return nx_tool_usage(cmd, usage, "--tol is a number >= 0, not '%s'", argv[i]);
+    } else if (!strcmp(a, "--as")) {
+      nx_dtype dt;
+      if (nx_tool_dtype(argv[++i], &dt) != 0) return nx_tool_usage(cmd, usage, "unknown dtype '%s'", argv[i]);
+      as = (int)dt;
+    } else if (!strcmp(a, "--json")) {
+      json = true;
+    } else if (a[0] == '-' && a[1]) {
+      return nx_tool_usage(cmd, usage, "unknown option '%s'", a);
+    } else if (nfiles == 2) {
+      return nx_tool_usage(cmd, usage, "unexpected argument '%s'", a);
+    } else {
+      files[nfiles++] = a;
+    }
+  }
+  if (nfiles < 2) return nx_tool_usage(cmd, usage, "A and B are needed");
+  nx_io_file *fa = nx_tool_open(cmd, files[0]), *fb = fa ? nx_tool_open(cmd, files[1]) : NULL;
+  if (!fb) {
+    nx_io_close(fa);
+    return NX_EXIT_FAILED;
+  }
+  if (!json)
+    printf("%-24s %-14s %-14s %11s %11s %11s %19s  ulp histogram\n", "name", "a", "b", "max abs", "max rel", "rms",
+           "differ/elements");
+  int status = NX_EXIT_DONE, compared = 0;
+  for (int i = 0; i < nx_io_file_count(fa); i++) {
+    const nx_io_tensor *t = nx_io_file_tensor(fa, i);
+    if (nx_tool_is_scale(fa, i) || !nx_tool_match(only, t->name)) continue;
+    int j;
+    if (nx_io_file_find(fb, t->name, &j) != 0) {
+      printf("%-24s only in %s\n", t->name, files[0]);
+      status = NX_EXIT_FAILED;
+      continue;
+    }
+    int r = compare(fa, i, fb, j, as, tol, json);
+    compared++;
+    if (r != 0) status = NX_EXIT_FAILED;
+  }
+  for (int j = 0; j < nx_io_file_count(fb); j++) {
+    const nx_io_tensor *t = nx_io_file_tensor(fb, j);
+    int i;
+    if (nx_tool_is_scale(fb, j) || !nx_tool_match(only, t->name) || nx_io_file_find(fa, t->name, &i) == 0) continue;
+    printf("%-24s only in %s\n", t->name, files[1]);
+    status = NX_EXIT_FAILED;
+  }
+  nx_io_close(fa);
+  nx_io_close(fb);
+  return status;
+}
