@@ -9,5 +9,7 @@
 #include "nx_rig.h"
 #include "nx_array.h"
 #include "nx_kernels.h"
+#include "nx_linalg.h"
+#include "nx_index.h"
 
 #endif

@@ -6,6 +6,10 @@ set -eu
 
 apt_pkgs="build-essential cmake pkg-config libmpfr-dev libgmp-dev zlib1g-dev \
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo python3 python3-pip"
+# Optional: OpenBLAS (serial: nx's pool runs the threads) and LAPACKE for
+# matmul of float64 and complex and the linear algebra; without them the
+# build declines those operations.
+apt_pkgs="$apt_pkgs libopenblas-serial-dev liblapacke-dev"
 missing=""
 for p in $apt_pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
