@@ -12,6 +12,32 @@
 extern "C" {
 #endif
 
+/* ---- Gather and scatter ------------------------------------------------ */
+
+/* nx_gather(z, x, idx, axis) sets z[i] to x at i with i's axis coordinate
+   replaced by idx[i]: idx of dtype int32 and z's shape, of x's rank and
+   extents but on axis; z of x's dtype (bits copied). nx_gather_new(&z, x,
+   idx, axis) makes z. Fail as nx_kernels.h's operations do, with NX_EINVAL
+   for an axis out of range (negative ones count from the end), and, before
+   any write, for an index outside [0, x's extent on axis), naming it and its
+   position. */
+NX_API int nx_gather(nx_array *z, nx_array *x, nx_array *idx, int axis);
+NX_API int nx_gather_new(nx_array **z, nx_array *x, nx_array *idx, int axis);
+
+typedef enum nx_scatter_mode {
+  NX_SCATTER_SET, /* z at the index becomes the update; of several, the last in C order */
+  NX_SCATTER_ADD  /* the update adds to z there (floats round once per update, in C order; integers wrap) */
+} nx_scatter_mode;
+
+/* nx_scatter(z, idx, u, axis, mode) writes each update u[i] into z at i with
+   i's axis coordinate replaced by idx[i]: idx of dtype int32 and u's shape,
+   of z's rank and extents but on axis, u of z's dtype; z's other elements
+   keep theirs. nx_scatter_new(&z, t, idx, u, axis, mode) does it on a copy
+   of t. Fail as nx_gather does, and with NX_EINVAL for a mode that is none;
+   Add of bool is declined. */
+NX_API int nx_scatter(nx_array *z, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode);
+NX_API int nx_scatter_new(nx_array **z, nx_array *t, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode);
+
 #ifdef __cplusplus
 }
 #endif
