@@ -38,6 +38,22 @@ typedef enum nx_scatter_mode {
 NX_API int nx_scatter(nx_array *z, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode);
 NX_API int nx_scatter_new(nx_array **z, nx_array *t, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode);
 
+/* ---- Sorting ----------------------------------------------------------- */
+
+/* nx_sort(z, x, axis, descending) sets each line of z along axis to x's line
+   sorted, ascending or descending: stable (equal elements keep their order),
+   -0 equal to +0, NaN after every number in both directions; z and x of one
+   dtype and shape, any real dtype (sub-byte included; complex is declined);
+   z may be identical to x. nx_argsort(z, x, axis, descending) sets z (int32)
+   to the indices along axis that sort x's lines so. nx_sort_new,
+   nx_argsort_new make z. Fail as nx_kernels.h's operations do, with
+   NX_EINVAL for an axis out of range; a line longer than INT32_MAX is
+   declined. */
+NX_API int nx_sort(nx_array *z, nx_array *x, int axis, bool descending);
+NX_API int nx_sort_new(nx_array **z, nx_array *x, int axis, bool descending);
+NX_API int nx_argsort(nx_array *z, nx_array *x, int axis, bool descending);
+NX_API int nx_argsort_new(nx_array **z, nx_array *x, int axis, bool descending);
+
 #ifdef __cplusplus
 }
 #endif
