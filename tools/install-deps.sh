@@ -25,6 +25,20 @@ if [ -n "$missing" ]; then
   fi
 fi
 
+# Optional: SLEEF, the vector float32 transcendentals (the build finds it and
+# works without it; docs/kernels.md).
+opt_pkgs="libsleef-dev"
+for p in $opt_pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+  if [ "$(id -u)" = 0 ]; then
+    echo "install-deps: apt-get install $p (optional)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >/dev/null \
+      || echo "install-deps: optional $p not installed; the build works without it" >&2
+  else
+    echo "install-deps: optional Debian package missing (run as root to install): $p" >&2
+  fi
+done
+
 py=${PYTHON:-python3}
 if ! "$py" -c "import numpy, ml_dtypes" 2>/dev/null; then
   echo "install-deps: pip install numpy ml_dtypes"

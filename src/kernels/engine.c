@@ -215,6 +215,8 @@ static void run(const nx__plan *P, nx__run_fn fn, void *ctx, int threads) {
   else run_flat(&J, 0, runs * J.nb0);
 }
 
+int64_t nx__serial_work = NX__SERIAL_WORK;
+
 void nx__plan_run_serial(const nx__plan *P, nx__run_fn fn, void *ctx) { run(P, fn, ctx, 1); }
 
 void nx__plan_run(const nx__plan *P, nx__run_fn fn, void *ctx, int weight) {
@@ -223,6 +225,6 @@ void nx__plan_run(const nx__plan *P, nx__run_fn fn, void *ctx, int weight) {
   /* count * bits / 8, without overflow for the largest counts */
   int64_t bytes = P->count / 8 * bits + (P->count % 8) * bits / 8;
   int threads = nx_num_threads();
-  if (threads < 2 || bytes < NX__SERIAL_WORK / (weight > 0 ? weight : 1)) threads = 1;
+  if (threads < 2 || bytes < nx__serial_work / (weight > 0 ? weight : 1)) threads = 1;
   run(P, fn, ctx, threads);
 }

@@ -67,7 +67,10 @@ typedef void (*nx__task_fn)(void *ctx, int64_t u0, int64_t u1);
    kernels called from several threads at once, and nested ones, work). */
 void nx__parallel(int64_t units, int64_t chunks, nx__task_fn fn, void *ctx);
 
-/* The work (bytes times weight) below which nx__plan_run stays serial. */
+/* The work (bytes times weight) below which nx__plan_run stays serial:
+   NX__SERIAL_WORK, measured (docs/kernels.md); the benchmark sets
+   nx__serial_work to 0 before any kernel runs to time threads below it. */
 #define NX__SERIAL_WORK ((int64_t)1 << 18)
+extern int64_t nx__serial_work;
 
 #endif

@@ -2,7 +2,7 @@
    + - x / of float32 are its correctly rounded results, the same as double's
    rounded once more. float16 and bfloat16 compute in float32, which holds
    2p+2 bits of either, so the second rounding gives the correctly rounded
-   result; F16C converts float16 where the CPU has AVX-512. */
+   result; AVX-512F converts float16 where the CPU has it. */
 #include <math.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -152,7 +152,7 @@ NX__BF16_CONTIG(bf16_div, x / y)
 
 #if defined(NX__X86)
 #define NX__F16_AVX512(name, OP, BOP)                                                                  \
-  __attribute__((target("avx512f,f16c"))) static void name(uint16_t *z, const uint16_t *px,               \
+  __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px,               \
                                                            const uint16_t *py, int64_t n) {               \
     int64_t i = 0;                                                                                      \
     for (; i + 16 <= n; i += 16) {                                                                      \
@@ -166,6 +166,33 @@ NX__F16_AVX512(f16_add512, _mm512_add_ps, NX__ADD)
 NX__F16_AVX512(f16_sub512, _mm512_sub_ps, NX__SUB)
 NX__F16_AVX512(f16_mul512, _mm512_mul_ps, NX__MUL)
 NX__F16_AVX512(f16_div512, _mm512_div_ps, NX__FDIV)
+
+/* bfloat16 sixteen at a time: widened by a shift, rounded back by bf16_of's
+   integer rule (round to nearest even on the bits, a NaN kept quiet), in
+   AVX-512F's integer operations. */
+__attribute__((target("avx512f"))) static inline __m512 bf16_load512(const uint16_t *p) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+}
+__attribute__((target("avx512f"))) static inline __m256i bf16_store512(__m512 r) {
+  __m512i u = _mm512_castps_si512(r), hi = _mm512_srli_epi32(u, 16);
+  __m512i q = _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7FFF)), _mm512_and_si512(hi, _mm512_set1_epi32(1)));
+  q = _mm512_srli_epi32(q, 16);
+  __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x7F800000));
+  q = _mm512_mask_mov_epi32(q, nan, _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
+  return _mm512_cvtepi32_epi16(q);
+}
+#define NX__BF16_AVX512(name, OP, BOP)                                                                 \
+  __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, \
+                                                      int64_t n) {                                        \
+    int64_t i = 0;                                                                                      \
+    for (; i + 16 <= n; i += 16)                                                                        \
+      _mm256_storeu_si256((__m256i *)(z + i), bf16_store512(OP(bf16_load512(px + i), bf16_load512(py + i)))); \
+    for (; i < n; i++) z[i] = bf16_of(f32_op(BOP, NX__BF16_LOAD(px[i]), NX__BF16_LOAD(py[i])));          \
+  }
+NX__BF16_AVX512(bf16_add512, _mm512_add_ps, NX__ADD)
+NX__BF16_AVX512(bf16_sub512, _mm512_sub_ps, NX__SUB)
+NX__BF16_AVX512(bf16_mul512, _mm512_mul_ps, NX__MUL)
+NX__BF16_AVX512(bf16_div512, _mm512_div_ps, NX__FDIV)
 #endif
 
 typedef void (*half_fn)(uint16_t *, const uint16_t *, const uint16_t *, int64_t);
@@ -175,13 +202,18 @@ static bool half(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   bool contig = a[0].step == 2 && a[1].step == 2 && a[2].step == 2;
   if (dt == NX_BFLOAT16) {
     static const half_fn f[] = {bf16_add, bf16_sub, bf16_mul, bf16_div};
+#if defined(NX__X86)
+    static const half_fn f512[] = {bf16_add512, bf16_sub512, bf16_mul512, bf16_div512};
+    if (contig && __builtin_cpu_supports("avx512f")) f512[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
+    else
+#endif
     if (contig) f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
     else bf16_loop(op, a, n);
     return true;
   }
 #if defined(NX__X86)
   if (contig) {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("f16c")) {
+    if (__builtin_cpu_supports("avx512f")) { /* vcvtph2ps and vcvtps2ph on zmm are AVX-512F */
       static const half_fn f[] = {f16_add512, f16_sub512, f16_mul512, f16_div512};
       f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
       return true;

@@ -77,6 +77,9 @@ uint64_t nx__math1(nx__uop op, nx_dtype dt, double x) {
 }
 
 uint64_t nx__math2(nx__bop op, nx_dtype dt, double x, double y) {
+  /* pow(1, y) and pow(x, 0) are 1 for every NaN: libm answers NaN for a
+     signalling one, which a small format's NaN loads as in double. */
+  if (op == NX__POW && (x == 1 || y == 0)) return nx_dtype_store_f64bits(dt, nx__bits(1.0));
   if (dt == NX_FLOAT64) return nx__bits((double)fn2l(op, x, y));
   double r = op == NX__POW ? pow(x, y) : atan2(x, y);
   if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__bits(r));

@@ -34,7 +34,15 @@ bool nx__uop_computes(nx__uop op, nx_dtype dt) {
 }
 
 static nx__v of_c(double complex z) { return (nx__v){.c = {creal(z), cimag(z)}}; }
-static double complex c_of(nx__v v) { return CMPLX(v.c.re, v.c.im); }
+/* A complex of its parts without CMPLX, which some compilers' headers lack:
+   a complex has the representation of an array of its two parts. */
+static double complex cmplx(double re, double im) {
+  double p[2] = {re, im};
+  double complex z;
+  memcpy(&z, p, sizeof z);
+  return z;
+}
+static double complex c_of(nx__v v) { return cmplx(v.c.re, v.c.im); }
 
 /* x^y wrapping, y >= 0 */
 static uint64_t ipow(uint64_t x, uint64_t y) {
@@ -120,7 +128,7 @@ void nx__uop_apply(nx__uop op, nx_dtype dt, uint64_t *lo, uint64_t *hi) {
         *hi ^= (uint64_t)1 << 63;
         return;
       }
-      v = of_c(1.0 / CMPLX(nx__dbl(*lo), nx__dbl(*hi)));
+      v = of_c(1.0 / cmplx(nx__dbl(*lo), nx__dbl(*hi)));
       *lo = nx__bits(v.c.re);
       *hi = nx__bits(v.c.im);
       return;
@@ -130,7 +138,7 @@ void nx__uop_apply(nx__uop op, nx_dtype dt, uint64_t *lo, uint64_t *hi) {
       return;
     }
     double re = nx__dbl(nx_load_float32_f64((uint32_t)*lo)), im = nx__dbl(nx_load_float32_f64((uint32_t)(*lo >> 32)));
-    v = of_c(1.0 / CMPLX(re, im));
+    v = of_c(1.0 / cmplx(re, im));
     *lo = (uint64_t)nx_store_float32_f64(nx__bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__bits(v.c.im)) << 32;
     return;
   }

@@ -105,11 +105,16 @@ static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
     if (!nx__reduced_fit(zl, xl, mask, &zk, &xk)) return NX_SHAPE_MISMATCH;
   } else {
     if (!nx__same_shape(ops, 2)) return NX_SHAPE_MISMATCH;
-    nx__reduced_fit(xl, xl, mask, &zk, &xk); /* x's other axes */
-    zk = xk;
+    /* the other axes of x and z */
+    zk.rank = xk.rank = 0;
     zk.offset = zl->offset;
-    for (int j = 0, k = 0; j < xl->rank; j++)
-      if (j != kc->axis) zk.stride[k++] = zl->stride[j];
+    xk.offset = xl->offset;
+    for (int j = 0; j < xl->rank; j++)
+      if (j != kc->axis) {
+        zk.extent[zk.rank] = xk.extent[xk.rank] = xl->extent[j];
+        zk.stride[zk.rank++] = zl->stride[j];
+        xk.stride[xk.rank++] = xl->stride[j];
+      }
   }
   int kind = nx_dtype_kind_of(c->dt);
   if (kind == NX_KIND_COMPLEX && c->op != CUMSUM && c->op != CUMPROD) return NX_DECLINED;

@@ -32,6 +32,7 @@ static inline nx_array *random_array(nx_dtype dt, const int64_t *shape, int rank
   nx_array *a;
   if (nx_array_host(dt, shape, rank, &a) != 0) return NULL;
   nx_buffer *b = nx_array_buffer(a);
+  nx_buffer_wait(b, NX_ACCESS_READ_WRITE); /* the zeroing of a sub-byte array's last byte */
   uint8_t *p = nx_buffer_host_address(b);
   for (int64_t i = 0; i < nx_buffer_bytes(b); i++) p[i] = (uint8_t)splitmix64_next(seed);
   return a;

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bench_kernels: nx's public kernels (nx_add, nx_exp, nx_sum, ...) on 16M
+   elements, driven by run.py over stdin so that each nx call alternates with
+   its peer's in one run: run.py flushes the caches, sends a case's name,
+   bench_kernels runs it once and prints its seconds. The inputs are files
+   run.py writes into <dir>; "dump <case>" runs the case and writes its result to
+   <dir>/out_<case>.bin for run.py to check; "threads <n>" sets the thread
+   count; "threshold" prints, for nx_add and nx_exp on float32 in cache at
+   sizes from 256 elements up, the best time on one thread and on two with
+   the serial threshold off; "quit" ends. */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "nx.h"
+
+#define SIDE 4096
+#define N ((int64_t)SIDE * SIDE)
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "bench_kernels: %s: %s\n", what, nx_error_message());
+  exit(1);
+}
+
+static nx_array *square(nx_dtype dt) {
+  int64_t shape[2] = {SIDE, SIDE};
+  nx_array *a;
+  if (nx_array_host(dt, shape, 2, &a)) die("array");
+  return a;
+}
+
+static void *bytes_of(nx_array *a) { return nx_buffer_host_address(nx_array_buffer(a)); }
+
+/* A square array of dt holding <dir>/<name>.bin. */
+static nx_array *load(const char *dir, const char *name, nx_dtype dt) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+  nx_array *a = square(dt);
+  size_t n = (size_t)N * (size_t)nx_dtype_bits(dt) / 8;
+  FILE *f = fopen(path, "rb");
+  if (!f || fread(bytes_of(a), 1, n, f) != n) {
+    fprintf(stderr, "bench_kernels: cannot read %s\n", path);
+    exit(1);
+  }
+  fclose(f);
+  return a;
+}
+
+static nx_array *transposed(nx_array *a) {
+  nx_move m;
+  int order[2] = {1, 0};
+  nx_array *t;
+  nx_move_permute(&m, order, 2);
+  if (nx_array_move(&m, a, &t)) die("transpose");
+  return t;
+}
+
+typedef struct kcase {
+  const char *name;
+  int kind; /* 0 binary add, 1 unary, 2 sum */
+  int (*un)(nx_array *, nx_array *);
+  nx_array *z, *x, *y, *dump; /* dump: the array whose bytes "dump" writes, in C order */
+} kcase;
+
+static int run(const kcase *c) {
+  switch (c->kind) {
+  case 0: return nx_add(c->z, c->x, c->y);
+  case 1: return c->un(c->z, c->x);
+  default: return nx_sum(c->z, c->x, NULL, -1);
+  }
+}
+
+/* Best seconds of a call of c over five rounds of reps calls. */
+static double best_time(const kcase *c, int reps) {
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    double t0 = now();
+    for (int i = 0; i < reps; i++)
+      if (run(c)) die(c->name);
+    double t = (now() - t0) / reps;
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static void threshold(void) {
+  int64_t saved = nx__serial_work;
+  nx__serial_work = 0;
+  for (int op = 0; op < 2; op++)
+    for (int64_t n = 256; n <= ((int64_t)1 << 22); n *= 2) {
+      nx_array *z, *x, *y;
+      if (nx_array_host(NX_FLOAT32, &n, 1, &z) || nx_array_host(NX_FLOAT32, &n, 1, &x) ||
+          nx_array_host(NX_FLOAT32, &n, 1, &y))
+        die("threshold arrays");
+      float *px = bytes_of(x), *py = bytes_of(y);
+      for (int64_t i = 0; i < n; i++) px[i] = py[i] = (float)(i % 1000) / 100;
+      kcase c = {op ? "exp" : "add", op ? 1 : 0, nx_exp, z, x, y, z};
+      int reps = (int)(((int64_t)1 << 24) / n / (op ? 4 : 1)) + 1;
+      if (reps > 2000) reps = 2000;
+      double t[2];
+      for (int k = 0; k < 2; k++) {
+        if (nx_set_num_threads(k + 1)) die("threads");
+        t[k] = best_time(&c, reps);
+      }
+      printf("threshold %s %lld %.9f %.9f\n", c.name, (long long)n, t[0], t[1]);
+      nx_array_free(z);
+      nx_array_free(x);
+      nx_array_free(y);
+    }
+  nx__serial_work = saved;
+  nx_set_num_threads(1);
+  printf("ok\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: bench_kernels <dir>\n");
+    return 2;
+  }
+  const char *dir = argv[1];
+  nx_array *x = load(dir, "x32", NX_FLOAT32), *y = load(dir, "y32", NX_FLOAT32), *z = square(NX_FLOAT32);
+  nx_array *xt = transposed(x), *yt = transposed(y), *zt = transposed(z);
+  nx_array *row, *rowx;
+  {
+    int64_t shape[2] = {1, SIDE}, full[2] = {SIDE, SIDE};
+    if (nx_array_host(NX_FLOAT32, shape, 2, &row)) die("row");
+    memcpy(bytes_of(row), bytes_of(y), SIDE * 4); /* y's first row */
+    nx_move m;
+    nx_move_expand(&m, full, 2);
+    if (nx_array_move(&m, row, &rowx)) die("expand");
+  }
+  nx_array *h = load(dir, "x16", NX_FLOAT16), *hy = load(dir, "y16", NX_FLOAT16), *hz = square(NX_FLOAT16);
+  nx_array *b = load(dir, "xb16", NX_BFLOAT16), *by = load(dir, "yb16", NX_BFLOAT16), *bz = square(NX_BFLOAT16);
+  nx_array *fin[4] = {load(dir, "in_exp", NX_FLOAT32), load(dir, "in_log", NX_FLOAT32), load(dir, "in_sin", NX_FLOAT32),
+                      load(dir, "in_tanh", NX_FLOAT32)};
+  nx_array *s;
+  if (nx_array_host(NX_FLOAT32, NULL, 0, &s)) die("scalar");
+  kcase cases[] = {
+      {"add_f32", 0, NULL, z, x, y, z},
+      {"add_f32_one_transposed", 0, NULL, z, xt, y, z},
+      {"add_f32_all_transposed", 0, NULL, zt, xt, yt, z},
+      {"add_f32_row", 0, NULL, z, x, rowx, z},
+      {"add_f16", 0, NULL, hz, h, hy, hz},
+      {"add_bf16", 0, NULL, bz, b, by, bz},
+      {"exp_f32", 1, nx_exp, z, fin[0], NULL, z},
+      {"log_f32", 1, nx_log, z, fin[1], NULL, z},
+      {"sin_f32", 1, nx_sin, z, fin[2], NULL, z},
+      {"tanh_f32", 1, nx_tanh, z, fin[3], NULL, z},
+      {"sum_f32", 2, NULL, s, x, NULL, s},
+  };
+  int ncases = (int)(sizeof cases / sizeof *cases);
+  char line[256];
+  while (fgets(line, sizeof line, stdin)) {
+    line[strcspn(line, "\n")] = 0;
+    if (strcmp(line, "quit") == 0) break;
+    if (strcmp(line, "threshold") == 0) {
+      threshold();
+      fflush(stdout);
+      continue;
+    }
+    if (strncmp(line, "threads ", 8) == 0) {
+      if (nx_set_num_threads(atoi(line + 8))) die("threads");
+      printf("ok\n");
+      fflush(stdout);
+      continue;
+    }
+    bool dump = strncmp(line, "dump ", 5) == 0;
+    const char *name = dump ? line + 5 : line;
+    const kcase *c = NULL;
+    for (int i = 0; i < ncases; i++)
+      if (strcmp(cases[i].name, name) == 0) c = &cases[i];
+    if (!c) {
+      fprintf(stderr, "bench_kernels: no case %s\n", name);
+      return 1;
+    }
+    if (dump) { /* the case's own result: other cases share its output */
+      if (run(c)) die(c->name);
+      char path[512];
+      snprintf(path, sizeof path, "%s/out_%s.bin", dir, name);
+      FILE *f = fopen(path, "wb");
+      nx_buffer *buf = nx_array_buffer(c->dump);
+      if (!f || fwrite(bytes_of(c->dump), 1, (size_t)nx_buffer_bytes(buf), f) != (size_t)nx_buffer_bytes(buf)) {
+        fprintf(stderr, "bench_kernels: cannot write %s\n", path);
+        return 1;
+      }
+      fclose(f);
+      printf("ok\n");
+    } else {
+      double t0 = now();
+      if (run(c)) die(c->name);
+      printf("%.9f\n", now() - t0);
+    }
+    fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,10 @@
+/* Cast: the entry point, which hands contiguous runs of the pairs that have a
+   vector path to it and everything else to the exact element path. */
+#include "cast.h"
+#include "cast_internal.h"
+
+void nx__cast_run(nx_dtype to, void *dst, int64_t dp, int64_t ds,
+                  nx_dtype from, const void *src, int64_t sp, int64_t ss, int64_t n) {
+  if (n > 0 && ss == 1 && ds == 1 && nx__cast_fast(to, dst, dp, from, src, sp, n)) return;
+  nx__cast_run_scalar(to, dst, dp, ds, from, src, sp, ss, n);
+}

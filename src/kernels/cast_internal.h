@@ -1,0 +1,27 @@
+/* Internal to cast: the vector paths. */
+#ifndef NX_KERNELS_CAST_INTERNAL_H
+#define NX_KERNELS_CAST_INTERNAL_H
+
+#include "cast.h"
+
+/* Casts the n contiguous elements of `from` at position sp of src into `to` at
+   position dp of dst on a vector path, the few elements outside whole vectors
+   on the exact path, and returns 1, if this CPU has a vector path for the
+   pair; else returns 0 and writes nothing. */
+int nx__cast_fast(nx_dtype to, void *dst, int64_t dp, nx_dtype from, const void *src, int64_t sp, int64_t n);
+
+/* The instruction-set levels of the vector paths, each including those below. */
+enum {
+  NX__CAST_ISA_NONE,    /* the exact element path only */
+  NX__CAST_ISA_AVX2,    /* AVX2 and F16C */
+  NX__CAST_ISA_AVX512,  /* AVX-512 F, BW, DQ and VL */
+  NX__CAST_ISA_AVX512X, /* and AVX512-BF16 */
+  NX__CAST_ISA_BEST
+};
+
+/* Caps the level the vector paths use at `level` (NX__CAST_ISA_BEST: the
+   CPU's own), so that tests reach every path on one machine; returns the
+   level now in use. Not for use while casts run. */
+int nx__cast_set_isa(int level);
+
+#endif

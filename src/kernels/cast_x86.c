@@ -1,0 +1,282 @@
+/* Vector paths of cast on x86-64, chosen at run time by CPU feature
+   (__builtin_cpu_supports), each function compiled for its instruction set
+   by a target attribute so that the library itself needs none. Each gives the
+   bits the exact element path gives, which the cast suites check over every
+   16-bit input, every rounding boundary and the special values (and all 2^32
+   float32 inputs in the long suite):
+   - float32 <-> float16: F16C's VCVTPS2PH / VCVTPH2PS (round to nearest even
+     by the immediate, subnormals kept whatever MXCSR says; a NaN keeps its
+     sign and its top payload bits and becomes quiet, as the store rule does);
+   - bfloat16 -> float32: the shift, with the quiet bit set on NaNs;
+   - float32 -> bfloat16: the integer rounding (add 0x7FFF and the last kept
+     bit), or AVX512-BF16's VCVTNEPS2BF16, which flushes subnormal inputs to
+     zero, with the integer result in the vectors where an input's exponent
+     is zero;
+   - float64 and float32 -> float8_e4m3fn, float8_e5m2, float4_e2m1fn: the
+     integer rounding of the rebiased bits for normal results, and for
+     subnormal ones the magnitude scaled by a power of two (exact) converted
+     to an integer with round to nearest even embedded in the instruction, so
+     neither depends on MXCSR; then overflow and NaN by the format's rule. */
+#include <stdatomic.h>
+
+#include "cast_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define T_AVX2 __attribute__((target("avx2,f16c")))
+#define T_512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define T_BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")))
+#define RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+typedef void (*run_fn)(nx_u8 *d, const nx_u8 *s, int64_t n);
+
+/* ---- float32 <-> float16 ---- */
+
+T_AVX2 static void f32_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8)
+    _mm_storeu_si128((__m128i *)(d + 2 * i), _mm256_cvtps_ph(_mm256_loadu_ps((const float *)(s + 4 * i)), RNE));
+}
+T_512 static void f32_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16)
+    _mm256_storeu_si256((__m256i *)(d + 2 * i), _mm512_cvtps_ph(_mm512_loadu_ps((const float *)(s + 4 * i)), RNE));
+}
+T_AVX2 static void f16_f32_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8)
+    _mm256_storeu_ps((float *)(d + 4 * i), _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + 2 * i))));
+}
+T_512 static void f16_f32_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16)
+    _mm512_storeu_ps((float *)(d + 4 * i), _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(s + 2 * i))));
+}
+
+/* ---- bfloat16 -> float32 ---- */
+
+T_AVX2 static void bf16_f32_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  const __m256i abs = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+  const __m256i quiet = _mm256_set1_epi32(0x00400000);
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i v = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(s + 2 * i))), 16);
+    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(v, abs), inf);
+    _mm256_storeu_si256((__m256i *)(d + 4 * i), _mm256_or_si256(v, _mm256_and_si256(nan, quiet)));
+  }
+}
+T_512 static void bf16_f32_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  const __m512i abs = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+  const __m512i quiet = _mm512_set1_epi32(0x00400000);
+  for (int64_t i = 0; i < n; i += 16) {
+    __m512i v = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(s + 2 * i))), 16);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(v, abs), inf);
+    _mm512_storeu_si512(d + 4 * i, _mm512_mask_or_epi32(v, nan, v, quiet));
+  }
+}
+
+/* ---- float32 -> bfloat16 ---- */
+
+/* The integer rounding of 8 float32 bit patterns, and of 16. */
+T_AVX2 static __m128i bf16_of_avx2(__m256i u) {
+  const __m256i abs = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+  __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs), inf);
+  __m256i odd = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
+  __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+  r = _mm256_blendv_epi8(r, q, nan);
+  return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+}
+T_512 static __m256i bf16_of_512(__m512i u) {
+  const __m512i abs = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32(0x7F800000);
+  __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, abs), inf);
+  __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
+  r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
+  return _mm512_cvtepi32_epi16(r);
+}
+T_AVX2 static void f32_bf16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8)
+    _mm_storeu_si128((__m128i *)(d + 2 * i), bf16_of_avx2(_mm256_loadu_si256((const __m256i *)(s + 4 * i))));
+}
+T_512 static void f32_bf16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16)
+    _mm256_storeu_si256((__m256i *)(d + 2 * i), bf16_of_512(_mm512_loadu_si512(s + 4 * i)));
+}
+T_BF16 static void f32_bf16_bf16(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  const __m512i exp = _mm512_set1_epi32(0x7F800000);
+  for (int64_t i = 0; i < n; i += 16) {
+    __m512i u = _mm512_loadu_si512(s + 4 * i);
+    __m256i r = (__m256i)_mm512_cvtneps_pbh(_mm512_castsi512_ps(u));
+    /* Zeros and subnormals (exponent zero): the instruction flushes them. */
+    __mmask16 sub = _mm512_testn_epi32_mask(u, exp);
+    if (sub) r = _mm256_mask_blend_epi16(sub, r, bf16_of_512(u));
+    _mm256_storeu_si256((__m256i *)(d + 2 * i), r);
+  }
+}
+
+/* ---- float64 and float32 -> the 8- and 4-bit formats ---- */
+
+/* The store rule from 8 float64 bit patterns into the float format (eb, fb,
+   inf, nan, sat), as nx__store_from_f64 has it: the 8 results' bits, one to a
+   byte, in the low 8 bytes. */
+__attribute__((always_inline)) T_512 static inline __m128i small_of_f64(__m512i u, int eb, int fb, int inf, int nan,
+                                                                      int sat) {
+  const int bias = (1 << (eb - 1)) - 1, sh = 52 - fb;
+  const nx_u64 max = nx__max_finite(eb, fb, sat), infb = (((nx_u64)1 << eb) - 1) << fb;
+  const nx_u64 lo = (nx_u64)(1023 - bias + 1) << 52, hi = (nx_u64)(1023 - bias + (int)(max >> fb) + 1) << 52;
+  __m512i a = _mm512_and_si512(u, _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
+  /* Normal results: round the rebiased bits, the carry flowing into the exponent. */
+  __m512i m = _mm512_sub_epi64(a, _mm512_set1_epi64((long long)((nx_u64)(1023 - bias) << 52)));
+  __m512i odd = _mm512_and_si512(_mm512_srli_epi64(m, sh), _mm512_set1_epi64(1));
+  __m512i r = _mm512_srli_epi64(_mm512_add_epi64(m, _mm512_add_epi64(odd, _mm512_set1_epi64(((long long)1 << (sh - 1)) - 1))), sh);
+  /* Subnormal results and zeros: |x| * 2^(bias - 1 + fb) is the result's
+     bits in units of the least subnormal, exact, below 2^fb; rounding it to
+     an integer rounds x. A carry to 2^fb gives the least normal's bits. */
+  __m512d scaled = _mm512_mul_round_pd(_mm512_castsi512_pd(a), _mm512_set1_pd((double)((nx_u64)1 << (bias - 1 + fb))), RNE);
+  r = _mm512_mask_mov_epi64(r, _mm512_cmplt_epu64_mask(a, _mm512_set1_epi64((long long)lo)),
+                            _mm512_cvt_roundpd_epu64(scaled, RNE));
+  __mmask8 over = _mm512_cmpge_epu64_mask(a, _mm512_set1_epi64((long long)hi)) |
+                  _mm512_cmpgt_epu64_mask(r, _mm512_set1_epi64((long long)max));
+  r = _mm512_mask_mov_epi64(r, over, _mm512_set1_epi64((long long)(inf ? infb : max)));
+  __m512i sign = _mm512_slli_epi64(_mm512_srli_epi64(u, 63), eb + fb);
+  r = _mm512_or_si512(r, sign);
+  __mmask8 isnan = _mm512_cmpgt_epu64_mask(a, _mm512_set1_epi64(0x7FF0000000000000ll));
+  if (!nan) r = _mm512_maskz_mov_epi64((__mmask8)~isnan, r); /* +0 */
+  else if (!inf) r = _mm512_mask_or_epi64(r, isnan, sign, _mm512_set1_epi64((long long)(max | 1)));
+  else {
+    __m512i top = _mm512_srli_epi64(_mm512_and_si512(a, _mm512_set1_epi64(0xFFFFFFFFFFFFFll)), sh);
+    __m512i q = _mm512_or_si512(top, _mm512_set1_epi64((long long)(infb | ((nx_u64)1 << (fb - 1)))));
+    r = _mm512_mask_or_epi64(r, isnan, sign, q);
+  }
+  return _mm512_cvtepi64_epi8(r);
+}
+
+/* The same from 16 float32 bit patterns: 16 bytes. */
+__attribute__((always_inline)) T_512 static inline __m128i small_of_f32(__m512i u, int eb, int fb, int inf, int nan,
+                                                                      int sat) {
+  const int bias = (1 << (eb - 1)) - 1, sh = 23 - fb;
+  const nx_u32 max = (nx_u32)nx__max_finite(eb, fb, sat), infb = ((1u << eb) - 1) << fb;
+  const nx_u32 lo = (nx_u32)(127 - bias + 1) << 23, hi = (nx_u32)(127 - bias + (int)(max >> fb) + 1) << 23;
+  __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  __m512i m = _mm512_sub_epi32(a, _mm512_set1_epi32((int)((nx_u32)(127 - bias) << 23)));
+  __m512i odd = _mm512_and_si512(_mm512_srli_epi32(m, sh), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(m, _mm512_add_epi32(odd, _mm512_set1_epi32((1 << (sh - 1)) - 1))), sh);
+  __m512 scaled = _mm512_mul_round_ps(_mm512_castsi512_ps(a), _mm512_set1_ps((float)(1u << (bias - 1 + fb))), RNE);
+  r = _mm512_mask_mov_epi32(r, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32((int)lo)),
+                            _mm512_cvt_roundps_epu32(scaled, RNE));
+  __mmask16 over = _mm512_cmpge_epu32_mask(a, _mm512_set1_epi32((int)hi)) |
+                   _mm512_cmpgt_epu32_mask(r, _mm512_set1_epi32((int)max));
+  r = _mm512_mask_mov_epi32(r, over, _mm512_set1_epi32((int)(inf ? infb : max)));
+  __m512i sign = _mm512_slli_epi32(_mm512_srli_epi32(u, 31), eb + fb);
+  r = _mm512_or_si512(r, sign);
+  __mmask16 isnan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000));
+  if (!nan) r = _mm512_maskz_mov_epi32((__mmask16)~isnan, r);
+  else if (!inf) r = _mm512_mask_or_epi32(r, isnan, sign, _mm512_set1_epi32((int)(max | 1)));
+  else {
+    __m512i top = _mm512_srli_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7FFFFF)), sh);
+    __m512i q = _mm512_or_si512(top, _mm512_set1_epi32((int)(infb | (1u << (fb - 1)))));
+    r = _mm512_mask_or_epi32(r, isnan, sign, q);
+  }
+  return _mm512_cvtepi32_epi8(r);
+}
+
+/* 16 elements of one byte each (values below 16) packed two to a byte,
+   element 0 in the low nibble: 8 bytes. */
+T_512 static inline __m128i nibbles(__m128i b) {
+  __m128i w = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001)); /* b0 + 16 b1 in each 16-bit lane */
+  return _mm_packus_epi16(w, w);
+}
+
+#define F8_FORMATS(X) X(e4m3fn, 4, 3, 0, 1, 0x7E) X(e5m2, 5, 2, 1, 1, 0)
+#define F64_F8(name, eb, fb, inf, nan, sat)                                                                  \
+  T_512 static void f64_##name##_512(nx_u8 *d, const nx_u8 *s, int64_t n) {                             \
+    for (int64_t i = 0; i < n; i += 8)                                                                   \
+      _mm_storel_epi64((__m128i *)(d + i), small_of_f64(_mm512_loadu_si512(s + 8 * i), eb, fb, inf, nan, sat)); \
+  }                                                                                                      \
+  T_512 static void f32_##name##_512(nx_u8 *d, const nx_u8 *s, int64_t n) {                             \
+    for (int64_t i = 0; i < n; i += 16)                                                                  \
+      _mm_storeu_si128((__m128i *)(d + i), small_of_f32(_mm512_loadu_si512(s + 4 * i), eb, fb, inf, nan, sat)); \
+  }
+F8_FORMATS(F64_F8)
+
+T_512 static void f64_e2m1fn_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m128i a = small_of_f64(_mm512_loadu_si512(s + 8 * i), 2, 1, 0, 0, 7);
+    __m128i b = small_of_f64(_mm512_loadu_si512(s + 8 * i + 64), 2, 1, 0, 0, 7);
+    _mm_storel_epi64((__m128i *)(d + i / 2), nibbles(_mm_unpacklo_epi64(a, b)));
+  }
+}
+T_512 static void f32_e2m1fn_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16)
+    _mm_storel_epi64((__m128i *)(d + i / 2), nibbles(small_of_f32(_mm512_loadu_si512(s + 4 * i), 2, 1, 0, 0, 7)));
+}
+
+/* ---- Dispatch ---- */
+
+static int cpu_level(void) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return __builtin_cpu_supports("avx512bf16") ? NX__CAST_ISA_AVX512X : NX__CAST_ISA_AVX512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) return NX__CAST_ISA_AVX2;
+  return NX__CAST_ISA_NONE;
+}
+
+static atomic_int isa_cap = NX__CAST_ISA_BEST;
+
+int nx__cast_set_isa(int level) {
+  atomic_store_explicit(&isa_cap, level, memory_order_relaxed);
+  int cpu = cpu_level();
+  return level < cpu ? level : cpu;
+}
+
+/* The vector path of a pair at the level in use, and its block of elements. */
+static run_fn pick(int to, int from, int *block) {
+  int cap = atomic_load_explicit(&isa_cap, memory_order_relaxed), cpu = cpu_level();
+  int level = cap < cpu ? cap : cpu;
+  int v512 = level >= NX__CAST_ISA_AVX512, v2 = level >= NX__CAST_ISA_AVX2;
+  *block = v512 ? 16 : 8;
+#define PAIR(t, f) ((t) * NX_DTYPE_COUNT + (f))
+  switch (PAIR(to, from)) {
+  case PAIR(NX_FLOAT16, NX_FLOAT32): return v512 ? f32_f16_512 : v2 ? f32_f16_avx2 : 0;
+  case PAIR(NX_FLOAT32, NX_FLOAT16): return v512 ? f16_f32_512 : v2 ? f16_f32_avx2 : 0;
+  case PAIR(NX_FLOAT32, NX_BFLOAT16): return v512 ? bf16_f32_512 : v2 ? bf16_f32_avx2 : 0;
+  case PAIR(NX_BFLOAT16, NX_FLOAT32):
+    return level >= NX__CAST_ISA_AVX512X ? f32_bf16_bf16 : v512 ? f32_bf16_512 : v2 ? f32_bf16_avx2 : 0;
+  }
+  if (!v512) return 0;
+  *block = 16;
+  switch (PAIR(to, from)) {
+  case PAIR(NX_FLOAT8_E4M3FN, NX_FLOAT64): *block = 8; return f64_e4m3fn_512;
+  case PAIR(NX_FLOAT8_E5M2, NX_FLOAT64): *block = 8; return f64_e5m2_512;
+  case PAIR(NX_FLOAT4_E2M1FN, NX_FLOAT64): return f64_e2m1fn_512;
+  case PAIR(NX_FLOAT8_E4M3FN, NX_FLOAT32): return f32_e4m3fn_512;
+  case PAIR(NX_FLOAT8_E5M2, NX_FLOAT32): return f32_e5m2_512;
+  case PAIR(NX_FLOAT4_E2M1FN, NX_FLOAT32): return f32_e2m1fn_512;
+  }
+#undef PAIR
+  return 0;
+}
+
+int nx__cast_fast(nx_dtype to, void *dst, int64_t dp, nx_dtype from, const void *src, int64_t sp, int64_t n) {
+  int block;
+  run_fn fn = pick(to, from, &block);
+  if (!fn) return 0;
+  /* A 4-bit destination starts its vectors on a byte. */
+  int64_t head = nx_dtype_bits_of(to) == 4 && (dp & 1), k = (n - head) / block * block;
+  if (k <= 0) return 0;
+  if (head) nx__cast_run_scalar(to, dst, dp, 1, from, src, sp, 1, 1);
+  int tb = nx_dtype_bits_of(to), fb = nx_dtype_bits_of(from);
+  fn((nx_u8 *)dst + (dp + head) * tb / 8, (const nx_u8 *)src + (sp + head) * fb / 8, k);
+  nx__cast_run_scalar(to, dst, dp + head + k, 1, from, src, sp + head + k, 1, n - head - k);
+  return 1;
+}
+
+#else /* no vector paths on this target */
+
+int nx__cast_set_isa(int level) {
+  (void)level;
+  return NX__CAST_ISA_NONE;
+}
+
+int nx__cast_fast(nx_dtype to, void *dst, int64_t dp, nx_dtype from, const void *src, int64_t sp, int64_t n) {
+  (void)to; (void)dst; (void)dp; (void)from; (void)src; (void)sp; (void)n;
+  return 0;
+}
+#endif
