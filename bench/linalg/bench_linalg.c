@@ -2,10 +2,12 @@
 /* Host kernels II benchmark: prints "<case> <seconds>" (best of three) for
    float32 matmul 2048^3 plain and with a transposed operand, bfloat16
    matmul 2048^3, a float8_e4m3fn-weight linear layer (4096 x 4096 weights,
-   batch 32, float32 activations) and sorting 16M float32; run.py times
-   numpy on the same cases in the same run and prints the ratios. */
+   batch 32, float32 activations) and sorting and argsorting 16M float32;
+   run.py times numpy on the same cases in the same run and prints the
+   ratios. NX_BENCH_CASES=matmul or =sort runs only that group. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "nx.h"
@@ -55,7 +57,7 @@ static void time_matmul(const char *name, nx_array *z, nx_array *a, nx_array *b)
   printf("%s %.6f\n", name, best);
 }
 
-int main(void) {
+static void matmuls(void) {
   enum { N = 2048 };
   int64_t s[2] = {N, N};
   nx_array *a = rand_array(NX_FLOAT32, N, N), *b = rand_array(NX_FLOAT32, N, N), *z;
@@ -71,21 +73,39 @@ int main(void) {
   int64_t ys[2] = {32, 4096};
   nx_array_host(NX_FLOAT32, ys, 2, &y);
   time_matmul("linear_f8e4m3_4096_b32", y, x, wt);
+  nx_array *all[] = {a, b, z, bt0, bt, ah, bh, zh, x, w, wt, y};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);
+}
+
+static void sorts(void) {
   int64_t n16[1] = {16 << 20};
-  nx_array *v = rand_array(NX_FLOAT32, 1, 16 << 20), *vs, *flat;
+  nx_array *v = rand_array(NX_FLOAT32, 1, 16 << 20), *vs, *vi, *flat;
   nx_move m;
   nx_move_reshape(&m, n16, 1);
   nx_array_move(&m, v, &flat);
   nx_array_host(NX_FLOAT32, n16, 1, &vs);
-  double best = 1e30;
-  for (int r = 0; r < 3; r++) {
-    double t = now();
-    nx_sort(vs, flat, 0, false);
-    t = now() - t;
-    if (t < best) best = t;
+  nx_array_host(NX_INT32, n16, 1, &vi);
+  for (int arg = 0; arg < 2; arg++) {
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+      double t = now();
+      int s = arg ? nx_argsort(vi, flat, 0, false) : nx_sort(vs, flat, 0, false);
+      t = now() - t;
+      if (s) {
+        fprintf(stderr, "sort: %s\n", nx_error_message());
+        exit(1);
+      }
+      if (t < best) best = t;
+    }
+    printf("%s %.6f\n", arg ? "argsort_f32_16M" : "sort_f32_16M", best);
   }
-  printf("sort_f32_16M %.6f\n", best);
-  nx_array *all[] = {a, b, z, bt0, bt, ah, bh, zh, x, w, wt, y, v, vs, flat};
+  nx_array *all[] = {v, vs, vi, flat};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);
+}
+
+int main(void) {
+  const char *only = getenv("NX_BENCH_CASES");
+  if (!only || strstr(only, "matmul")) matmuls();
+  if (!only || strstr(only, "sort")) sorts();
   return 0;
 }
