@@ -54,6 +54,19 @@ NX_API int nx_sort_new(nx_array **z, nx_array *x, int axis, bool descending);
 NX_API int nx_argsort(nx_array *z, nx_array *x, int axis, bool descending);
 NX_API int nx_argsort_new(nx_array **z, nx_array *x, int axis, bool descending);
 
+/* ---- Random bits -------------------------------------------------------- */
+
+/* nx_threefry(z, key, ctr) sets each word pair of z (the pairs along the
+   last axis, of extent 2, the low word first) to the Threefry-2x32 hash, 20
+   rounds, of ctr's pair at the same position under key's pair there: the
+   words of Random123's threefry2x32_20 and of JAX's threefry_2x32. z, key
+   and ctr of one shape, each int32 or uint32 (the words' bits); z may be key
+   or ctr. nx_threefry_new(&z, key, ctr) makes z of ctr's dtype. Fail as
+   nx_kernels.h's operations do: NX_EINVAL for a NULL operand, another dtype,
+   different shapes or a last axis other than 2, before any write. */
+NX_API int nx_threefry(nx_array *z, nx_array *key, nx_array *ctr);
+NX_API int nx_threefry_new(nx_array **z, nx_array *key, nx_array *ctr);
+
 #ifdef __cplusplus
 }
 #endif
