@@ -26,7 +26,7 @@ static double now(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void die(const char *what) {
+static _Noreturn void die(const char *what) {
   fprintf(stderr, "bench_kernels: %s: %s\n", what, nx_error_message());
   exit(1);
 }
@@ -97,7 +97,7 @@ static void threshold(void) {
   nx__serial_work = 0;
   for (int op = 0; op < 2; op++)
     for (int64_t n = 256; n <= ((int64_t)1 << 22); n *= 2) {
-      nx_array *z, *x, *y;
+      nx_array *z = NULL, *x = NULL, *y = NULL;
       if (nx_array_host(NX_FLOAT32, &n, 1, &z) || nx_array_host(NX_FLOAT32, &n, 1, &x) ||
           nx_array_host(NX_FLOAT32, &n, 1, &y))
         die("threshold arrays");

@@ -14,8 +14,12 @@ static bool transcendental(nx__uop op) { return (op >= NX__EXP && op <= NX__TANH
 
 /* Whether SLEEF's vector functions compute op here: built in and AVX-512F
    present (checked before vmath.c, compiled for AVX-512F, runs). */
-static bool vector_math(nx__uop op) {
 #if defined(NX_HAVE_SLEEF) && defined(__x86_64__) && defined(__GNUC__)
+#define NX__VMATH 1
+#endif
+
+static bool vector_math(nx__uop op) {
+#if defined(NX__VMATH)
   return __builtin_cpu_supports("avx512f") && nx__vmath_known(op);
 #else
   (void)op;
@@ -27,6 +31,7 @@ static bool vector_math(nx__uop op) {
    through a block in the stack; else double libm, one rounding of a result
    within a few units of 2^-53 of the exact one. */
 static void f32_body(nx__uop op, const nx__arg *a, int64_t n) {
+#if defined(NX__VMATH) /* without it, no reference to vmath.c's functions, even unoptimized */
   if (vector_math(op)) {
     if (a[0].step == 4 && a[1].step == 4) {
       nx__vmath_f32(op, (float *)a[0].p, (const float *)a[1].p, n);
@@ -41,6 +46,7 @@ static void f32_body(nx__uop op, const nx__arg *a, int64_t n) {
     }
     return;
   }
+#endif
   for (int64_t i = 0; i < n; i++) {
     float x;
     memcpy(&x, a[1].p + i * a[1].step, 4);

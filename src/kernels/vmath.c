@@ -9,42 +9,59 @@
 
 #include "vmath.h"
 
-typedef __m512 (*vfn)(__m512);
+/* SLEEF's tanh is x plus an ulp for tiny x, past 1 ulp; below 2^-13 the
+   correctly rounded tanh(x) = x - x^3/3 + ... is x itself. */
+static inline __m512 tiny_tanh(__m512 v, __m512 r) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(0x1p-13f), _CMP_LT_OQ), r, v);
+}
+#define NX__KEEP(v, r) (r)
+#define NX__TINY_TANH(v, r) tiny_tanh(v, r)
 
-static vfn fn_of(nx__uop op) {
+/* One loop per function (SLEEF's declarations differ between compilers in
+   the qualifiers of their results, so no table of pointers). */
+#define NX__VLOOP(name, F, FIX)                                                                 \
+  static void name(float *z, const float *x, int64_t n) {                                        \
+    int64_t i = 0;                                                                              \
+    for (; i + 16 <= n; i += 16) {                                                              \
+      __m512 v = _mm512_loadu_ps(x + i);                                                        \
+      _mm512_storeu_ps(z + i, FIX(v, F(v)));                                                    \
+    }                                                                                           \
+    if (i < n) {                                                                                \
+      __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                           \
+      __m512 v = _mm512_maskz_loadu_ps(m, x + i);                                               \
+      _mm512_mask_storeu_ps(z + i, m, FIX(v, F(v)));                                            \
+    }                                                                                           \
+  }
+NX__VLOOP(v_exp, Sleef_expf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_log, Sleef_logf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_sin, Sleef_sinf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_cos, Sleef_cosf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_tan, Sleef_tanf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_asin, Sleef_asinf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_acos, Sleef_acosf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_atan, Sleef_atanf16_u10avx512f, NX__KEEP)
+NX__VLOOP(v_tanh, Sleef_tanhf16_u10avx512f, NX__TINY_TANH)
+
+typedef void (*loop_fn)(float *, const float *, int64_t);
+
+static loop_fn loop_of(nx__uop op) {
   switch (op) {
-  case NX__EXP: return Sleef_expf16_u10avx512f;
-  case NX__LOG: return Sleef_logf16_u10avx512f;
-  case NX__SIN: return Sleef_sinf16_u10avx512f;
-  case NX__COS: return Sleef_cosf16_u10avx512f;
-  case NX__TAN: return Sleef_tanf16_u10avx512f;
-  case NX__ASIN: return Sleef_asinf16_u10avx512f;
-  case NX__ACOS: return Sleef_acosf16_u10avx512f;
-  case NX__ATAN: return Sleef_atanf16_u10avx512f;
-  case NX__TANH: return Sleef_tanhf16_u10avx512f;
+  case NX__EXP: return v_exp;
+  case NX__LOG: return v_log;
+  case NX__SIN: return v_sin;
+  case NX__COS: return v_cos;
+  case NX__TAN: return v_tan;
+  case NX__ASIN: return v_asin;
+  case NX__ACOS: return v_acos;
+  case NX__ATAN: return v_atan;
+  case NX__TANH: return v_tanh;
   default: return 0;
   }
 }
 
-bool nx__vmath_known(nx__uop op) { return fn_of(op) != 0; }
+bool nx__vmath_known(nx__uop op) { return loop_of(op) != 0; }
 
-/* SLEEF's tanh is x plus an ulp for tiny x, past 1 ulp; below 2^-13 the
-   correctly rounded tanh(x) = x - x^3/3 + ... is x itself. */
-static inline __m512 apply(nx__uop op, vfn f, __m512 v) {
-  __m512 r = f(v);
-  if (op == NX__TANH) r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(0x1p-13f), _CMP_LT_OQ), r, v);
-  return r;
-}
-
-void nx__vmath_f32(nx__uop op, float *z, const float *x, int64_t n) {
-  vfn f = fn_of(op);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(z + i, apply(op, f, _mm512_loadu_ps(x + i)));
-  if (i < n) {
-    __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(z + i, m, apply(op, f, _mm512_maskz_loadu_ps(m, x + i)));
-  }
-}
+void nx__vmath_f32(nx__uop op, float *z, const float *x, int64_t n) { loop_of(op)(z, x, n); }
 #else
 /* Without SLEEF, nothing: unary.c does not call it. */
 typedef int nx__vmath_unused;
