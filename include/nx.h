@@ -12,5 +12,7 @@
 #include "nx_array.h"
 #include "nx_kernels.h"
 #include "nx_io.h"
+#include "nx_linalg.h"
+#include "nx_index.h"
 
 #endif

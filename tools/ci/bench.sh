@@ -19,3 +19,4 @@ py=${NX_VENV:-build/venv}/bin/python
 [ -x "$py" ] || py=python3
 "$py" bench/kernels/run.py "$build/bench/bench_kernels"
 "$py" bench/io/run.py "$build/tools/nx" "$build/bench/bench_io"
+"$py" bench/linalg/run.py "$build/bench/bench_linalg"

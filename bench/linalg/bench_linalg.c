@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _POSIX_C_SOURCE 200809L
+/* Host kernels II benchmark: prints "<case> <seconds>" (best of three) for
+   float32 matmul 2048^3 plain and with a transposed operand, bfloat16
+   matmul 2048^3, a float8_e4m3fn-weight linear layer (4096 x 4096 weights,
+   batch 32, float32 activations) and sorting and argsorting 16M float32;
+   run.py times numpy on the same cases in the same run and prints the
+   ratios. NX_BENCH_CASES=matmul or =sort runs only that group. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nx.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static nx_array *rand_array(nx_dtype dt, int64_t r, int64_t c) {
+  int64_t s[2] = {r, c};
+  nx_array *a, *f;
+  nx_array_host(NX_FLOAT32, s, 2, &f);
+  float *p = nx_buffer_host_address(nx_array_buffer(f));
+  uint64_t x = 88172645463325252ull;
+  for (int64_t i = 0; i < r * c; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    p[i] = (float)((double)(x >> 11) / 9007199254740992.0 * 2 - 1);
+  }
+  if (dt == NX_FLOAT32) return f;
+  nx_cast_new(&a, dt, f);
+  nx_array_free(f);
+  return a;
+}
+
+static nx_array *transposed(nx_array *a) {
+  nx_move m;
+  int order[2] = {1, 0};
+  nx_move_permute(&m, order, 2);
+  nx_array *t;
+  nx_array_move(&m, a, &t);
+  return t;
+}
+
+static void time_matmul(const char *name, nx_array *z, nx_array *a, nx_array *b) {
+  double best = 1e30;
+  for (int r = 0; r < 3; r++) {
+    double t = now();
+    if (nx_matmul(z, a, b)) {
+      fprintf(stderr, "%s: %s\n", name, nx_error_message());
+      exit(1);
+    }
+    t = now() - t;
+    if (t < best) best = t;
+  }
+  printf("%s %.6f\n", name, best);
+}
+
+static void matmuls(void) {
+  enum { N = 2048 };
+  int64_t s[2] = {N, N};
+  nx_array *a = rand_array(NX_FLOAT32, N, N), *b = rand_array(NX_FLOAT32, N, N), *z;
+  nx_array_host(NX_FLOAT32, s, 2, &z);
+  time_matmul("matmul_f32_2048", z, a, b);
+  nx_array *bt0 = rand_array(NX_FLOAT32, N, N), *bt = transposed(bt0);
+  time_matmul("matmul_f32_2048_bT", z, a, bt);
+  nx_array *ah = rand_array(NX_BFLOAT16, N, N), *bh = rand_array(NX_BFLOAT16, N, N), *zh;
+  nx_array_host(NX_BFLOAT16, s, 2, &zh);
+  time_matmul("matmul_bf16_2048", zh, ah, bh);
+  /* y = x W^T with W float8_e4m3fn [4096 out, 4096 in] */
+  nx_array *x = rand_array(NX_FLOAT32, 32, 4096), *w = rand_array(NX_FLOAT8_E4M3FN, 4096, 4096), *wt = transposed(w), *y;
+  int64_t ys[2] = {32, 4096};
+  nx_array_host(NX_FLOAT32, ys, 2, &y);
+  time_matmul("linear_f8e4m3_4096_b32", y, x, wt);
+  nx_array *all[] = {a, b, z, bt0, bt, ah, bh, zh, x, w, wt, y};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);
+}
+
+static void sorts(void) {
+  int64_t n16[1] = {16 << 20};
+  nx_array *v = rand_array(NX_FLOAT32, 1, 16 << 20), *vs, *vi, *flat;
+  nx_move m;
+  nx_move_reshape(&m, n16, 1);
+  nx_array_move(&m, v, &flat);
+  nx_array_host(NX_FLOAT32, n16, 1, &vs);
+  nx_array_host(NX_INT32, n16, 1, &vi);
+  for (int arg = 0; arg < 2; arg++) {
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+      double t = now();
+      int s = arg ? nx_argsort(vi, flat, 0, false) : nx_sort(vs, flat, 0, false);
+      t = now() - t;
+      if (s) {
+        fprintf(stderr, "sort: %s\n", nx_error_message());
+        exit(1);
+      }
+      if (t < best) best = t;
+    }
+    printf("%s %.6f\n", arg ? "argsort_f32_16M" : "sort_f32_16M", best);
+  }
+  nx_array *all[] = {v, vs, vi, flat};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);
+}
+
+int main(void) {
+  const char *only = getenv("NX_BENCH_CASES");
+  if (!only || strstr(only, "matmul")) matmuls();
+  if (!only || strstr(only, "sort")) sorts();
+  return 0;
+}

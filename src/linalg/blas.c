@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* BLAS's products, serial, for nx's pool to split. */
+#include "blas.h"
+
+#include <pthread.h>
+
+#include "nx_linalg.h"
+
+#ifdef NX_HAVE_BLAS
+#include <cblas.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void one_thread(void) { openblas_set_num_threads(1); }
+
+bool nx_have_blas(void) { return true; }
+
+bool nx__blas_dtype(nx_dtype dt) {
+  return dt == NX_FLOAT32 || dt == NX_FLOAT64 || dt == NX_COMPLEX64 || dt == NX_COMPLEX128;
+}
+
+void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc) {
+  pthread_once(&once, one_thread);
+  enum CBLAS_TRANSPOSE ta = a.trans ? CblasTrans : CblasNoTrans, tb = b.trans ? CblasTrans : CblasNoTrans;
+  int M = (int)m, N = (int)n, K = (int)k, la = (int)a.ld, lb = (int)b.ld, lc = (int)ldc;
+  switch (dt) {
+  case NX_FLOAT32: cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a.p, la, b.p, lb, 0.0f, c, lc); return;
+  case NX_FLOAT64: cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, a.p, la, b.p, lb, 0.0, c, lc); return;
+  case NX_COMPLEX64: {
+    const float one[2] = {1, 0}, zero[2] = {0, 0};
+    cblas_cgemm(CblasRowMajor, ta, tb, M, N, K, one, a.p, la, b.p, lb, zero, c, lc);
+    return;
+  }
+  default: {
+    const double one[2] = {1, 0}, zero[2] = {0, 0};
+    cblas_zgemm(CblasRowMajor, ta, tb, M, N, K, one, a.p, la, b.p, lb, zero, c, lc);
+    return;
+  }
+  }
+}
+#else
+bool nx_have_blas(void) { return false; }
+bool nx__blas_dtype(nx_dtype dt) {
+  (void)dt;
+  return false;
+}
+void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc) {
+  (void)dt, (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)ldc;
+}
+#endif
+
+#ifdef NX_HAVE_LAPACKE
+bool nx_have_lapack(void) { return true; }
+#else
+bool nx_have_lapack(void) { return false; }
+#endif

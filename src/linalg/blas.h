@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the linear algebra: BLAS where the build has it. nx's pool
+   runs the threads; BLAS itself runs serially (the serial OpenBLAS, or the
+   threaded one set to one thread once), so two pools never share the
+   cores. */
+#ifndef NX_LINALG_BLAS_H
+#define NX_LINALG_BLAS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nx_dtype.h"
+
+/* One operand of a row-major product: element [i, j] at p + (i * ld + j) or,
+   transposed, at p + (j * ld + i), in elements. */
+typedef struct nx__gm {
+  const void *p;
+  int64_t ld;
+  bool trans;
+} nx__gm;
+
+/* Whether BLAS computes products of dt (and the build has it). */
+bool nx__blas_dtype(nx_dtype dt);
+
+/* c (m x n, row-major, ldc) = a (m x k) * b (k x n) in dt, one serial call;
+   m, n, k and the leading dimensions fit an int (the caller checks). */
+void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc);
+
+#endif

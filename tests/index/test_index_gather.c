@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nx_gather and nx_scatter against loops over the operands' values: random
+   indices along each axis, a flipped source, int4 elements; scatter with
+   duplicate indices (Set: the last in C order wins; Add: sums in C order);
+   indices out of range refused before any write; refusals. */
+#include <stdlib.h>
+
+#include "../check.h"
+#include "../common.h"
+#include "nx.h"
+
+static uint64_t seed = 99;
+
+static nx_array *filled(nx_dtype dt, const int64_t *shape, int r, int64_t lo, int64_t hi) {
+  int64_t n = 1;
+  for (int j = 0; j < r; j++) n *= shape[j];
+  nx_value *v = calloc((size_t)n + 1, sizeof *v);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t x = lo + (int64_t)(splitmix64_next(&seed) % (uint64_t)(hi - lo));
+    if (nx_dtype_kind(dt) == NX_KIND_FLOAT) v[i].f = (double)x / 4;
+    else v[i].i = x;
+  }
+  nx_array *a = NULL;
+  nx_array_of_array(dt, shape, r, v, n, &a);
+  free(v);
+  return a;
+}
+
+static nx_value *values(const nx_array *a, int64_t n) {
+  nx_value *v = calloc((size_t)n + 1, sizeof *v);
+  nx_array_to_array(a, v, n);
+  return v;
+}
+
+/* flat C index of (i0, i1, i2) in extents e */
+static int64_t at3(const int64_t *e, int64_t i0, int64_t i1, int64_t i2) { return (i0 * e[1] + i1) * e[2] + i2; }
+
+static void gather_each_axis(nx_dtype dt) {
+  int64_t xs[3] = {4, 5, 6};
+  for (int axis = 0; axis < 3; axis++) {
+    int64_t is[3] = {4, 5, 6};
+    is[axis] = 7;
+    nx_array *x0 = filled(dt, xs, 3, -8, 8), *x, *idx = filled(NX_INT32, is, 3, 0, xs[axis]), *z = NULL;
+    nx_move m;
+    int fl[1] = {2};
+    nx_move_flip(&m, fl, 1);
+    nx_array_move(&m, x0, &x);
+    int s = nx_gather_new(&z, x, idx, axis - 3);
+    CHECK(s == 0, "gather axis %d: %s", axis, nx_error_message());
+    if (s == 0) {
+      nx_value *xv = values(x, 120), *iv = values(idx, 4 * 5 * 6 / xs[axis] * 7), *zv = values(z, 4 * 5 * 6 / xs[axis] * 7);
+      long bad = 0;
+      for (int64_t a = 0; a < is[0]; a++)
+        for (int64_t b = 0; b < is[1]; b++)
+          for (int64_t c = 0; c < is[2]; c++) {
+            int64_t f = at3(is, a, b, c), k = iv[f].i;
+            int64_t src = axis == 0 ? at3(xs, k, b, c) : axis == 1 ? at3(xs, a, k, c) : at3(xs, a, b, k);
+            bad += memcmp(&zv[f], &xv[src], sizeof(nx_value)) != 0;
+          }
+      CHECK(bad == 0, "gather %s axis %d: %ld wrong", nx_dtype_name(dt), axis, bad);
+      free(xv), free(iv), free(zv);
+    }
+    nx_array_free(x0), nx_array_free(x), nx_array_free(idx), nx_array_free(z);
+  }
+}
+
+static void scatter_duplicates(nx_dtype dt, nx_scatter_mode mode) {
+  int64_t zs[2] = {6, 4}, us[2] = {9, 4};
+  nx_array *t = filled(dt, zs, 2, -8, 8), *idx = filled(NX_INT32, us, 2, 0, 6), *u = filled(dt, us, 2, -8, 8), *z = NULL;
+  nx_value *ref = values(t, 24), *iv = values(idx, 36), *uv = values(u, 36);
+  for (int64_t i = 0; i < 9; i++)
+    for (int64_t j = 0; j < 4; j++) {
+      nx_value *r = &ref[iv[i * 4 + j].i * 4 + j];
+      if (mode == NX_SCATTER_SET) *r = uv[i * 4 + j];
+      else if (dt == NX_FLOAT32) r->f = (float)((float)r->f + (float)uv[i * 4 + j].f);
+      else r->i = (int64_t)(int32_t)(uint32_t)((uint64_t)r->i + (uint64_t)uv[i * 4 + j].i);
+    }
+  int s = nx_scatter_new(&z, t, idx, u, 0, mode);
+  CHECK(s == 0, "scatter: %s", nx_error_message());
+  if (s == 0) {
+    nx_value *zv = values(z, 24);
+    long bad = 0;
+    for (int i = 0; i < 24; i++) bad += dt == NX_FLOAT32 ? zv[i].f != ref[i].f : zv[i].i != ref[i].i;
+    CHECK(bad == 0, "scatter %s mode %d with duplicates: %ld wrong", nx_dtype_name(dt), mode, bad);
+    free(zv);
+  }
+  free(ref), free(iv), free(uv);
+  nx_array_free(t), nx_array_free(idx), nx_array_free(u), nx_array_free(z);
+}
+
+static bool says(const char *part) { return strstr(nx_error_message(), part) != NULL; }
+
+static void refusals(void) {
+  int64_t s5[1] = {5}, s3[1] = {3}, s23[2] = {2, 3};
+  nx_array *x = filled(NX_FLOAT32, s5, 1, 0, 8), *z = filled(NX_FLOAT32, s3, 1, 0, 8), *bad = NULL, *i64, *i2;
+  nx_value iv[3] = {{.i = 1}, {.i = 5}, {.i = 0}};
+  nx_array_of_array(NX_INT32, s3, 1, iv, 3, &bad);
+  nx_value z0[3];
+  nx_array_to_array(z, z0, 3);
+  CHECK(nx_gather(z, x, bad, 0) == NX_EINVAL && says("index 5 at position 1") && says("[0, 5)"), "index 5: %s",
+        nx_error_message());
+  nx_value z1[3];
+  nx_array_to_array(z, z1, 3);
+  CHECK(memcmp(z0, z1, sizeof z0) == 0, "z untouched by a refused gather");
+  iv[1].i = -1;
+  nx_array_free(bad);
+  nx_array_of_array(NX_INT32, s3, 1, iv, 3, &bad);
+  CHECK(nx_scatter(x, bad, z, 0, NX_SCATTER_SET) == NX_EINVAL && says("index -1"), "index -1: %s", nx_error_message());
+  nx_array_host(NX_INT64, s3, 1, &i64);
+  CHECK(nx_gather(z, x, i64, 0) == NX_EINVAL && says("int64"), "int64 indices: %s", nx_error_message());
+  nx_array_host(NX_INT32, s23, 2, &i2);
+  CHECK(nx_gather(z, x, i2, 0) == NX_EINVAL && says("nx_gather"), "rank 2 indices for rank 1: %s", nx_error_message());
+  CHECK(nx_gather(z, x, bad, 1) == NX_EINVAL && says("axis 1"), "axis 1 of rank 1: %s", nx_error_message());
+  CHECK(nx_scatter(x, bad, z, 0, (nx_scatter_mode)7) == NX_EINVAL, "mode 7");
+  CHECK(nx_gather(NULL, x, bad, 0) == NX_EINVAL, "NULL z");
+  nx_array_free(x), nx_array_free(z), nx_array_free(bad), nx_array_free(i64), nx_array_free(i2);
+}
+
+int main(void) {
+  gather_each_axis(NX_FLOAT32);
+  gather_each_axis(NX_INT4);
+  scatter_duplicates(NX_FLOAT32, NX_SCATTER_SET);
+  scatter_duplicates(NX_FLOAT32, NX_SCATTER_ADD);
+  scatter_duplicates(NX_INT32, NX_SCATTER_ADD);
+  scatter_duplicates(NX_INT4, NX_SCATTER_SET);
+  refusals();
+  return check_done();
+}
