@@ -260,7 +260,9 @@ int nx_shape_finish(nx_shape_session *s) {
   return 0;
 }
 
-int nx_shape_deferred_count(const nx_shape_session *s) { return s ? s->deferred.nlive : 0; }
+int nx_shape_deferred_count(const nx_shape_session *s) {
+  return s ? s->deferred.nlive : nx__fail(NX_EINVAL, "nx_shape_deferred_count: the session is NULL");
+}
 
 int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis) {
   if (!s || !d) return nx__fail(NX_EINVAL, "nx_shape_dim_value: NULL argument");
