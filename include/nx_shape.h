@@ -86,6 +86,11 @@ NX_API void nx_shape_session_free(nx_shape_session *s);
    handled by the solver, including those it re-emits). */
 NX_API int64_t nx_shape_constraint_count(const nx_shape_session *s);
 
+/* The number of constraints held undecided after the last solve (deferred
+   for a later stage or for more bindings). Closing fails if any are left
+   after stage 7. Fails with NX_EINVAL on a NULL session. */
+NX_API int nx_shape_deferred_count(const nx_shape_session *s);
+
 /* ---- Dimensions and rows --------------------------------------------- */
 
 /* The reserved bases. */

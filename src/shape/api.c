@@ -235,7 +235,7 @@ int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
 int nx__solve_checked(nx_shape_session *s, const char *fn, int stage) {
   if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
   int rc = run_stage(s, stage);
-  if (!rc) rc = nx__overflow_error(s, NULL); /* met outside a step, e.g. while printing */
+  if (!rc) rc = nx__subst_error(s, NULL); /* met outside a step, e.g. while printing */
   return rc ? taint(s, fn, rc) : 0;
 }
 
@@ -260,11 +260,15 @@ int nx_shape_finish(nx_shape_session *s) {
   return 0;
 }
 
+int nx_shape_deferred_count(const nx_shape_session *s) {
+  return s ? s->deferred.nlive : nx__fail(NX_EINVAL, "nx_shape_deferred_count: the session is NULL");
+}
+
 int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis) {
   if (!s || !d) return nx__fail(NX_EINVAL, "nx_shape_dim_value: NULL argument");
   const nx_dim *x = nx__dsub(s, d);
-  if (s->size_overflow && !s->tainted) {
-    nx__overflow_error(s, NULL);
+  if (s->subst_failed && !s->tainted) {
+    nx__subst_error(s, NULL);
     return taint(s, "nx_shape_dim_value", NX_EINVAL);
   }
   if (x->kind != NX__D_SOLVED) return NX_NONE;

@@ -129,8 +129,9 @@ int nx_shape_session_new(nx_shape_session **out) {
   nx__hold_init(&s->deferred, 1);
   s->top = nx__dim_solved(s, 1, NX_BASIS_BCAST);
   s->one_default = nx__dim_solved(s, 1, NX_BASIS_DEFAULT);
+  s->zero = nx__dim_solved(s, 0, NX_BASIS_DEFAULT);
   s->empty = nx__row_new(s, NULL, 0, NULL, 0, 0);
-  if (!s->top || !s->one_default || !s->empty) {
+  if (!s->top || !s->one_default || !s->zero || !s->empty) {
     nx_shape_session_free(s);
     return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   }

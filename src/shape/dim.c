@@ -104,13 +104,132 @@ static bool conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t ke
          !__builtin_add_overflow(a, b, &a) && !__builtin_add_overflow(a, 1, out);
 }
 
-/* A size past int64 is a shape error; substitution cannot fail, so it keeps
-   the unsolved form and records the overflow, which the solver reports at
-   the constraint it is running (or at the next solve). */
+static bool reserved(const char *b) { return !strcmp(b, NX_BASIS_DEFAULT) || !strcmp(b, NX_BASIS_BCAST); }
+
+const char *nx__basis_merge(const char *a, const char *b) {
+  if (!strcmp(a, b) || reserved(b)) return a;
+  return reserved(a) ? b : NULL;
+}
+
+const char *nx__basis_of_parts(const nx_dim *const *d, int n) {
+  const char *named = NULL;
+  for (int i = 0; i < n; i++) {
+    if (reserved(d[i]->basis)) continue;
+    if (named && strcmp(named, d[i]->basis)) return NULL;
+    named = d[i]->basis;
+  }
+  return named ? named : NX_BASIS_DEFAULT;
+}
+
+/* A shape error met by a substitution (a size past int64, conflicting
+   bases): substitution cannot fail, so it keeps the unsolved form and
+   records the error, which the solver reports at the constraint it is
+   running (or at the next solve). */
+void nx__subst_fail(nx_shape_session *s, const char *fmt, ...) {
+  if (s->subst_failed) return;
+  s->subst_failed = true;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->subst_what, sizeof s->subst_what, fmt, ap);
+  va_end(ap);
+}
+
 static void overflow(nx_shape_session *s, const char *what, int64_t x, int64_t y) {
-  if (s->size_overflow) return;
-  s->size_overflow = true;
-  snprintf(s->overflow_what, sizeof s->overflow_what, "%s of %lld and %lld", what, (long long)x, (long long)y);
+  nx__subst_fail(s, "dimension size past int64: %s of %lld and %lld", what, (long long)x, (long long)y);
+}
+
+/* The names of two dims' bases, for a conflict's message. */
+static void conflict(nx_shape_session *s, const char *what, const nx_dim *a, const nx_dim *b) {
+  char x[128], y[128];
+  nx__dim_print(s, a, x, sizeof x);
+  nx__dim_print(s, b, y, sizeof y);
+  nx__subst_fail(s, "%s (%s vs %s)", what, x, y);
+}
+
+#define NX__CONV_CONFLICT "convolution: conflicting dimension bases between stride and kernel"
+#define NX__CONCAT_CONFLICT "concat: conflicting dimension bases"
+
+/* An affine axis with over (and kernel) substituted: as OCANNL's s_dim_one,
+   a stride-1 axis without a kernel or with padding is its over; a solved
+   one takes over's basis, merged with the kernel's for a convolution. */
+static const nx_dim *affine_sub(nx_shape_session *s, const nx_dim *d) {
+  const nx_dim *o = nx__dsub(s, d->over);
+  const nx_dim *k = d->kernel ? nx__dsub(s, d->kernel) : NULL;
+  if (d->stride == 1 && (!k || d->use_padding)) return o;
+  int64_t size;
+  if (o->kind == NX__D_SOLVED && (!k || k->kind == NX__D_SOLVED)) {
+    const char *basis = k ? nx__basis_merge(o->basis, k->basis) : o->basis;
+    if (!basis) conflict(s, NX__CONV_CONFLICT, o, k);
+    else if (conv_size(d->stride, o->d, d->dilation, k ? k->d : 1, !k || d->use_padding, &size))
+      return nx__dim_solved(s, size, basis);
+    else overflow(s, "an axis of stride and size", d->stride, o->d);
+  }
+  if (o == d->over && k == d->kernel) return d;
+  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return d;
+  *x = *d;
+  x->over = o;
+  x->kernel = k;
+  return x;
+}
+
+/* A concatenation with its parts substituted, nested ones flattened and
+   parts of size 0 dropped: none left is 0, one is that part, all solved is
+   their sum with their common named basis. */
+static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
+  int n = 0, cap = d->nparts;
+  const nx_dim **parts = nx__shape_alloc(s, (size_t)cap * sizeof *parts);
+  if (!parts) return d;
+  bool solved = true, same = true;
+  for (int i = 0; i < d->nparts; i++) {
+    const nx_dim *p = nx__dsub(s, d->parts[i]);
+    same = same && p == d->parts[i] && p->kind != NX__D_CONCAT;
+    int m = p->kind == NX__D_CONCAT ? p->nparts : 1;
+    const nx_dim *const *ps = p->kind == NX__D_CONCAT ? p->parts : &p;
+    if (n + m > cap) {
+      int nc = cap + m + d->nparts;
+      const nx_dim **q = nx__shape_alloc(s, (size_t)nc * sizeof *q);
+      if (!q) return d;
+      memcpy(q, parts, (size_t)n * sizeof *q);
+      parts = q;
+      cap = nc;
+    }
+    for (int j = 0; j < m; j++) {
+      if (ps[j]->kind == NX__D_SOLVED && ps[j]->d == 0) {
+        same = false;
+        continue;
+      }
+      solved = solved && ps[j]->kind == NX__D_SOLVED;
+      parts[n++] = ps[j];
+    }
+  }
+  if (n == 0) return s->zero;
+  if (n == 1) return parts[0];
+  if (solved) {
+    int64_t sum = 0;
+    for (int i = 0; i < n && solved; i++) {
+      int64_t t;
+      if (__builtin_add_overflow(sum, parts[i]->d, &t)) {
+        overflow(s, "a concatenation's sum", sum, parts[i]->d);
+        solved = false;
+      }
+      sum = t;
+    }
+    const char *basis = nx__basis_of_parts(parts, n);
+    if (!basis) {
+      char x[128];
+      nx__dim_print(s, d, x, sizeof x);
+      nx__subst_fail(s, "%s (%s)", NX__CONCAT_CONFLICT, x);
+    } else if (solved)
+      return nx__dim_solved(s, sum, basis);
+  }
+  if (same) return d;
+  nx_dim *x = nx__shape_alloc(s, sizeof *x);
+  if (!x) return d;
+  *x = *d;
+  x->parts = parts;
+  x->nparts = n;
+  return x;
 }
 
 const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
@@ -122,49 +241,8 @@ const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
     s->val[d->var].d = v; /* path compression */
     return v;
   }
-  case NX__D_AFFINE: {
-    const nx_dim *o = nx__dsub(s, d->over);
-    const nx_dim *k = d->kernel ? nx__dsub(s, d->kernel) : NULL;
-    int64_t size;
-    if (o->kind == NX__D_SOLVED && (!k || k->kind == NX__D_SOLVED)) {
-      if (conv_size(d->stride, o->d, d->dilation, k ? k->d : 1, !k || d->use_padding, &size))
-        return nx__dim_solved(s, size, NX_BASIS_DEFAULT);
-      overflow(s, "an axis of stride and size", d->stride, o->d);
-    }
-    if (o == d->over && k == d->kernel) return d;
-    nx_dim *x = nx__shape_alloc(s, sizeof *x);
-    if (!x) return d;
-    *x = *d;
-    x->over = o;
-    x->kernel = k;
-    return x;
-  }
-  case NX__D_CONCAT: {
-    bool solved = true, same = true;
-    int64_t sum = 0;
-    const nx_dim **parts = nx__shape_alloc(s, (size_t)d->nparts * sizeof *parts);
-    if (!parts) return d;
-    for (int i = 0; i < d->nparts; i++) {
-      parts[i] = nx__dsub(s, d->parts[i]);
-      same = same && parts[i] == d->parts[i];
-      if (parts[i]->kind != NX__D_SOLVED) solved = false;
-      else if (solved) {
-        int64_t t;
-        if (__builtin_add_overflow(sum, parts[i]->d, &t)) {
-          overflow(s, "a concatenation's sum", sum, parts[i]->d);
-          solved = false;
-        }
-        sum = t;
-      }
-    }
-    if (solved) return nx__dim_solved(s, sum, NX_BASIS_DEFAULT);
-    if (same) return d;
-    nx_dim *x = nx__shape_alloc(s, sizeof *x);
-    if (!x) return d;
-    *x = *d;
-    x->parts = parts;
-    return x;
-  }
+  case NX__D_AFFINE: return affine_sub(s, d);
+  case NX__D_CONCAT: return concat_sub(s, d);
   }
   return d;
 }

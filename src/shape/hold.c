@@ -334,8 +334,8 @@ int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
     rc = nx__step(s, &c, stage);
     if (rc >= 0) rc = settle(s, h, id, &c, rc, s->nchanges != before);
     if (!rc && s->wake_lost) rc = NX_ENOMEM;
-    if (!rc && s->size_overflow)
-      rc = nx__overflow_error(s, c.o || c.kind != NX__C_SHAPE_ROW || !c.t ? c.o : nx__closing_origin(s, &c));
+    if (!rc && s->subst_failed)
+      rc = nx__subst_error(s, c.o || c.kind != NX__C_SHAPE_ROW || !c.t ? c.o : nx__closing_origin(s, &c));
   }
   h->cur = INT_MAX;
   h->heap.n = 0;

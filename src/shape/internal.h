@@ -211,11 +211,11 @@ struct nx_shape_session {
   bool tainted;
   int stage;      /* the stage being solved */
   bool wake_lost; /* a wake could not be recorded (out of memory) */
-  bool size_overflow; /* a substitution met a size past int64 (dim.c) */
-  char overflow_what[160];
+  bool subst_failed; /* a substitution met a shape error (dim.c): a size past int64, a basis conflict */
+  char subst_what[400]; /* its reason, in full */
   char taint[512];
   char err[900];
-  const nx_dim *top, *one_default;
+  const nx_dim *top, *one_default, *zero;
   const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
 };
@@ -243,6 +243,14 @@ bool nx__dim_equal(const nx_dim *a, const nx_dim *b);
 bool nx__is_top(const nx_dim *d);
 bool nx__dim_has_var(const nx_dim *d, int v);
 bool nx__basis_is(const nx_dim *d, const char *basis);
+/* OCANNL's merge of derived bases: equal ones, or the named one of a named
+   and a reserved one; NULL when two named bases conflict. */
+const char *nx__basis_merge(const char *a, const char *b);
+/* The common named basis of n solved dims (default if none); NULL when two
+   named ones differ. */
+const char *nx__basis_of_parts(const nx_dim *const *d, int n);
+/* Records a substitution's shape error (the first one wins). */
+void nx__subst_fail(nx_shape_session *s, const char *fmt, ...) NX__PRINTF(2, 3);
 int nx__dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap);
 /* Appends d to buf at *len, never past cap; *len grows by d's full length. */
 void nx__dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len);
@@ -252,8 +260,9 @@ int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
 int nx__push(nx_shape_session *s, nx__cvec *where, const nx__cons *c);
 int nx__run(nx_shape_session *s, int stage);
 int nx__step(nx_shape_session *s, const nx__cons *c, int stage);
-/* The shape error of a size past int64 met by a substitution, if any (0 if none). */
-int nx__overflow_error(nx_shape_session *s, const nx__origin *o);
+/* The shape error a substitution met (a size past int64, conflicting
+   bases), reported at origin o; 0 if none. */
+int nx__subst_error(nx_shape_session *s, const nx__origin *o);
 int nx__error(nx_shape_session *s, const nx__origin *o, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -114,9 +114,9 @@ static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__ori
   return rc;
 }
 
-int nx__overflow_error(nx_shape_session *s, const nx__origin *o) {
-  if (!s->size_overflow) return 0;
-  return nx__error(s, o, "dimension size past int64: %s", s->overflow_what);
+int nx__subst_error(nx_shape_session *s, const nx__origin *o) {
+  if (!s->subst_failed) return 0;
+  return nx__error(s, o, "%s", s->subst_what);
 }
 
 static int affine_from_size(nx_shape_session *s, const nx_dim *a, int64_t d, const nx__origin *o, int64_t *over) {
@@ -130,6 +130,96 @@ static int affine_from_size(nx_shape_session *s, const nx_dim *a, int64_t d, con
     return nx__error(s, o, "incompatible stride: %lld does not divide %lld", (long long)a->stride, (long long)base);
   *over = base / a->stride + ((!a->kernel || a->use_padding) ? 0 : 1);
   return 0;
+}
+
+/* The parts of a concatenation (d itself if it is none), less those equal
+   to a part of the other side, split into solved ones (at the front) and
+   the rest; n is the count, *nsolved the solved ones'. */
+static int concat_parts(nx_shape_session *s, const nx_dim *d, const nx_dim *other, const nx_dim **out, int *nsolved) {
+  const nx_dim *const *ps = d->kind == NX__D_CONCAT ? d->parts : &d;
+  int np = d->kind == NX__D_CONCAT ? d->nparts : 1, n = 0;
+  const nx_dim *const *qs = other->kind == NX__D_CONCAT ? other->parts : &other;
+  int nq = other->kind == NX__D_CONCAT ? other->nparts : 1;
+  bool used[64] = {false};
+  for (int i = 0; i < np; i++) {
+    bool common = false;
+    for (int j = 0; j < nq && j < 64 && !common; j++)
+      if (!used[j] && ps[i]->kind != NX__D_SOLVED && nx__dim_equal(ps[i], qs[j])) used[j] = common = true;
+    if (!common) out[n++] = ps[i];
+  }
+  (void)s;
+  int k = 0; /* stable: solved parts first */
+  for (int i = 0; i < n; i++)
+    if (out[i]->kind == NX__D_SOLVED) {
+      const nx_dim *x = out[i];
+      memmove(out + k + 1, out + k, (size_t)(i - k) * sizeof *out);
+      out[k++] = x;
+    }
+  *nsolved = k;
+  return n;
+}
+
+static int sum_parts(nx_shape_session *s, const nx_dim *const *d, int n, const nx__origin *o, int64_t *sum) {
+  *sum = 0;
+  for (int i = 0; i < n; i++)
+    if (__builtin_add_overflow(*sum, d[i]->d, sum))
+      return nx__error(s, o, "dimension size past int64: a concatenation's sum");
+  return 0;
+}
+
+static int oldest_var(const nx_dim *const *d, int n) {
+  int v = 0;
+  for (int i = 0; i < n; i++)
+    if (!v || d[i]->var < v) v = d[i]->var;
+  return v;
+}
+
+static bool all_vars(const nx_dim *const *d, int n) {
+  for (int i = 0; i < n; i++)
+    if (d[i]->kind != NX__D_VAR) return false;
+  return true;
+}
+
+/* An equation with a concatenation on a side (a, b substituted), as
+   OCANNL's unify_dim: common parts cancel; a side of solved parts only
+   fixes the other's unknown rest; two sides of variables only pair their
+   oldest variables (at equal arity with no solved part at any stage, else
+   from stage 4) and retry; anything else waits. Named bases of the solved
+   parts must agree. Called with a concatenation on a side and the other
+   solved or a concatenation. */
+static int unify_concat(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const nx_dim *a, const nx_dim *b,
+                        const nx__origin *o) {
+  if ((a->kind == NX__D_CONCAT ? a->nparts : 1) > 64 || (b->kind == NX__D_CONCAT ? b->nparts : 1) > 64)
+    return NX__DEFER; /* beyond the cancellation's reach: waits for its parts */
+  const nx_dim *xs[65], *ys[65];
+  int kx, ky, nx = concat_parts(s, a, b, xs, &kx), ny = concat_parts(s, b, a, ys, &ky);
+  int64_t sx, sy;
+  int rc = sum_parts(s, xs, kx, o, &sx);
+  if (!rc) rc = sum_parts(s, ys, ky, o, &sy);
+  if (rc) return rc;
+  const char *bx = nx__basis_of_parts(xs, kx), *by = nx__basis_of_parts(ys, ky), *bm = bx && by ? nx__basis_merge(bx, by) : NULL;
+  char buf[300];
+  if (!bm) {
+    describe(s, a, b, buf, sizeof buf);
+    return nx__error(s, o, "concat: conflicting dimension bases (%s)", buf);
+  }
+  int rx = nx - kx, ry = ny - ky;
+  if (!rx && !ry) return nx__unify_dim(s, nx__dim_solved(s, sx, bx), nx__dim_solved(s, sy, by), o);
+  if (!rx || !ry) {
+    const nx_dim *const *rest = rx ? xs + kx : ys + ky;
+    int64_t residual = rx ? sy - sx : sx - sy;
+    if (residual < 0) {
+      describe(s, a, b, buf, sizeof buf);
+      return nx__error(s, o, "concat: components exceed the concatenated size (%s)", buf);
+    }
+    if (rx + ry > 1) return NX__DEFER; /* several unknown parts: waits for more of them */
+    return nx__unify_dim(s, rest[0], nx__dim_solved(s, residual, bm), o);
+  }
+  if (all_vars(xs + kx, rx) && all_vars(ys + ky, ry) && ((!kx && !ky && rx == ry) || s->stage >= 4)) {
+    rc = nx__unify_dim(s, nx__dim_var(s, oldest_var(xs + kx, rx)), nx__dim_var(s, oldest_var(ys + ky, ry)), o);
+    return rc ? rc : nx__unify_dim(s, a0, b0, o);
+  }
+  return NX__DEFER;
 }
 
 int nx__unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const nx__origin *o) {
@@ -169,33 +259,20 @@ int nx__unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0, const
       int64_t over = 0;
       int rc = affine_from_size(s, a, b->d, o, &over);
       if (rc) return rc;
-      return nx__unify_dim(s, a->over, nx__dim_solved(s, over, NX_BASIS_DEFAULT), o);
+      /* over takes the size's basis, merged with the kernel's for a convolution without padding */
+      const nx_dim *k = a->kernel && !a->use_padding ? nx__dsub(s, a->kernel) : NULL;
+      const char *basis = k ? nx__basis_merge(b->basis, k->basis) : b->basis;
+      if (!basis) {
+        describe(s, b, k, buf, sizeof buf);
+        return nx__error(s, o, "convolution: conflicting dimension bases between stride and kernel (%s)", buf);
+      }
+      return nx__unify_dim(s, a->over, nx__dim_solved(s, over, basis), o);
     }
     if (b->kind == NX__D_AFFINE && a->stride == b->stride && !a->kernel && !b->kernel)
       return nx__unify_dim(s, a->over, b->over, o);
     return NX__DEFER;
   }
-  /* Concatenations: a single unknown part takes the remainder. */
-  const nx_dim *c = a->kind == NX__D_CONCAT ? a : b, *other = c == a ? b : a;
-  if (other->kind != NX__D_SOLVED) return NX__DEFER;
-  int64_t sum = 0, t;
-  int unknown = -1, nunknown = 0;
-  for (int i = 0; i < c->nparts; i++) {
-    if (c->parts[i]->kind != NX__D_SOLVED) unknown = i, nunknown++;
-    else if (__builtin_add_overflow(sum, c->parts[i]->d, &t))
-      return nx__error(s, o, "dimension size past int64: a concatenation's sum of %lld and %lld", (long long)sum,
-                       (long long)c->parts[i]->d);
-    else sum = t;
-  }
-  if (nunknown == 0 && sum != other->d)
-    return nx__error(s, o, "solved dimensions for axis: mismatch (concatenation of %lld vs %lld)", (long long)sum,
-                     (long long)other->d);
-  if (nunknown == 1) {
-    if (sum > other->d)
-      return nx__error(s, o, "solved dimensions for axis: mismatch (concatenation exceeds %lld)", (long long)other->d);
-    return nx__unify_dim(s, c->parts[unknown], nx__dim_solved(s, other->d - sum, NX_BASIS_DEFAULT), o);
-  }
-  return NX__DEFER;
+  return unify_concat(s, a0, b0, a, b, o);
 }
 
 static bool unique_pair(nx_shape_session *s, int v, int w) {
@@ -302,7 +379,7 @@ static int drain(nx_shape_session *s, int stage) {
     if (rc == NX__DEFER) rc = nx__hold_add(s, &s->deferred, &c, s->nchanges != before);
     else if (rc == NX__KEEP) rc = nx__hold_add(s, &s->marks, &c, s->nchanges != before);
     if (!rc && s->wake_lost) rc = NX_ENOMEM;
-    if (!rc) rc = nx__overflow_error(s, c.o);
+    if (!rc) rc = nx__subst_error(s, c.o);
     if (s->qhead > 4096 && s->qhead > s->queue.n / 2) { /* reuse the consumed prefix */
       memmove(s->queue.p, s->queue.p + s->qhead, (size_t)(s->queue.n - s->qhead) * sizeof *s->queue.p);
       s->queue.n -= s->qhead;
