@@ -222,10 +222,20 @@ static int float_text(int code, uint64_t u, char *out) {
     if (!float32_bits(u, &b)) return -1;
     return float_text_of(u, b, out, 8, 23, true);
   }
-  uint64_t b = nx_dtype_store_f64bits(code, u);
+  /* The small formats' own store and load, each inlined with its constants,
+     rather than the general ones' switches. */
+  uint64_t b, back;
+  switch (code) {
+  case NX_FLOAT16: b = nx_store_float16_f64(u); back = nx_load_float16_f64((nx_u16)b); break;
+  case NX_BFLOAT16: b = nx_store_bfloat16_f64(u); back = nx_load_bfloat16_f64((nx_u16)b); break;
+  case NX_FLOAT8_E4M3FN: b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)b); break;
+  case NX_FLOAT8_E5M2: b = nx_store_float8_e5m2_f64(u); back = nx_load_float8_e5m2_f64((nx_u8)b); break;
+  case NX_FLOAT4_E2M1FN: b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)b); break;
+  default: b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, b); break;
+  }
   if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
     if (!nx_dtype_has_nans(code)) return -1;
-  } else if (nx_dtype_load_f64bits(code, b) != u) return -1;
+  } else if (back != u) return -1;
   text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
   if (!t) return format_float_direct(code, u, b, out);
   uint32_t len = t->start[b + 1] - t->start[b];
