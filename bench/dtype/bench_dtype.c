@@ -24,6 +24,10 @@
                              uniformly from all the format's codes (NaNs and
                              infinities included), ROUNDS rounds; answers
                              "median_M_values_per_s failures"
+     crosscheck CODE M       the digits of nx_dtype_format_value against
+                             std::to_chars (float64 or float32) on M million
+                             random finite bit patterns, untimed; answers
+                             "checked differing"
      quit */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
@@ -261,6 +265,33 @@ static void pp_bench(int code, int rounds) {
   printf("%.2f %ld\n", median(t, rounds), fails);
 }
 
+static void crosscheck(int code, long millions) {
+  char buf[NX_DTYPE_PP_MAX], pbuf[64], dn[40], dp[40];
+  long differ = 0, n = millions * 1000000;
+  int f32 = code == NX_FLOAT32;
+  for (long i = 0; i < n; i++) {
+    uint64_t b;
+    double x;
+    float f = 0;
+    if (f32) {
+      do b = next() & 0xFFFFFFFFu; while ((b & 0x7F800000u) == 0x7F800000u);
+      x = nx_dtype_load_double(NX_FLOAT32, b);
+      f = (float)x;
+    } else {
+      do b = next(); while ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull);
+      x = nx_dtype_load_double(NX_FLOAT64, b);
+    }
+    int ln = nx_dtype_format_value(code, x, buf, sizeof buf);
+    int lp = f32 ? bench_to_chars_f32(f, pbuf, 63) : bench_to_chars_f64(x, pbuf, 63);
+    pbuf[lp] = 0;
+    int en, ep;
+    decimal_of(buf, dn, &en);
+    decimal_of(pbuf, dp, &ep);
+    differ += ln < 0 || strcmp(dn, dp) != 0 || en != ep;
+  }
+  printf("%ld %ld\n", n, differ);
+}
+
 int main(void) {
   char line[4096], a[1024], b[1024], c[32];
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -276,6 +307,7 @@ int main(void) {
     } else if (sscanf(line, "agree %d %1023s", &code, b) == 2) agree(code, b);
     else if (sscanf(line, "print %d %31s %d", &code, c, &rounds) == 3) print_bench(code, c, rounds);
     else if (sscanf(line, "pp %d %d", &code, &rounds) == 2) pp_bench(code, rounds);
+    else if (sscanf(line, "crosscheck %d %d", &code, &rounds) == 2) crosscheck(code, rounds);
     else if (strncmp(line, "quit", 4) == 0) break;
     else printf("error %s", line);
   }
