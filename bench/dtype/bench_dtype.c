@@ -19,6 +19,15 @@
                              normal values), interleaved, ROUNDS rounds;
                              answers "nx_median peer_median differing
                              different_values"
+     pp CODE ROUNDS          nx_dtype_pp_value of a format of 16 bits or
+                             fewer on 1M values, each of a code drawn
+                             uniformly from all the format's codes (NaNs and
+                             infinities included), ROUNDS rounds; answers
+                             "median_M_values_per_s failures"
+     crosscheck CODE M       the digits of nx_dtype_format_value against
+                             std::to_chars (float64 or float32) on M million
+                             random finite bit patterns, untimed; answers
+                             "checked differing"
      quit */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
@@ -222,6 +231,67 @@ static void print_bench(int code, const char *set, int rounds) {
   printf("%.2f %.2f %ld %ld\n", median(tn, rounds), median(tp, rounds), differ, values);
 }
 
+/* pp_value of the small formats: every code equally likely, so the time is
+   the mean over the format's values. The first round makes the format's text
+   table (a one-time cost); the median leaves it out. With no peer to
+   interleave with, the rate is of the thread's CPU time, which a machine
+   shared with other jobs does not stretch as it does wall time. */
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void pp_bench(int code, int rounds) {
+  static double xs[PN];
+  int bits = nx_dtype_bits_of(code);
+  if (bits > 16) { printf("error pp of a format wider than 16 bits\n"); return; }
+  for (int i = 0; i < PN; i++) xs[i] = nx_dtype_load_double(code, next() & (((uint64_t)1 << bits) - 1));
+  char buf[NX_DTYPE_PP_MAX];
+  double t[64];
+  long fails = 0;
+  if (rounds > 64) rounds = 64;
+  for (int r = 0; r < rounds; r++) {
+    long acc = 0;
+    double t0 = cpu_now();
+    for (int i = 0; i < PN; i++) {
+      nx_value v = {.f = xs[i]};
+      acc += nx_dtype_pp_value((nx_dtype)code, v, buf, sizeof buf);
+    }
+    t[r] = PN / ((cpu_now() - t0) * 1e6);
+    fails += acc < 0;
+    sink += acc;
+  }
+  printf("%.2f %ld\n", median(t, rounds), fails);
+}
+
+static void crosscheck(int code, long millions) {
+  char buf[NX_DTYPE_PP_MAX], pbuf[64], dn[40], dp[40];
+  long differ = 0, n = millions * 1000000;
+  int f32 = code == NX_FLOAT32;
+  for (long i = 0; i < n; i++) {
+    uint64_t b;
+    double x;
+    float f = 0;
+    if (f32) {
+      do b = next() & 0xFFFFFFFFu; while ((b & 0x7F800000u) == 0x7F800000u);
+      x = nx_dtype_load_double(NX_FLOAT32, b);
+      f = (float)x;
+    } else {
+      do b = next(); while ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull);
+      x = nx_dtype_load_double(NX_FLOAT64, b);
+    }
+    int ln = nx_dtype_format_value(code, x, buf, sizeof buf);
+    int lp = f32 ? bench_to_chars_f32(f, pbuf, 63) : bench_to_chars_f64(x, pbuf, 63);
+    pbuf[lp] = 0;
+    int en, ep;
+    decimal_of(buf, dn, &en);
+    decimal_of(pbuf, dp, &ep);
+    differ += ln < 0 || strcmp(dn, dp) != 0 || en != ep;
+  }
+  printf("%ld %ld\n", n, differ);
+}
+
 int main(void) {
   char line[4096], a[1024], b[1024], c[32];
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -236,6 +306,8 @@ int main(void) {
       printf("%zu\n", w);
     } else if (sscanf(line, "agree %d %1023s", &code, b) == 2) agree(code, b);
     else if (sscanf(line, "print %d %31s %d", &code, c, &rounds) == 3) print_bench(code, c, rounds);
+    else if (sscanf(line, "pp %d %d", &code, &rounds) == 2) pp_bench(code, rounds);
+    else if (sscanf(line, "crosscheck %d %d", &code, &rounds) == 2) crosscheck(code, rounds);
     else if (strncmp(line, "quit", 4) == 0) break;
     else printf("error %s", line);
   }

@@ -167,7 +167,18 @@ for code, fmt in [(0, "float64"), (1, "float32")]:
         nxt, peer, differ, values = float(a[0]), float(a[1]), int(a[2]), int(a[3])
         print(f"  {fmt:8s} {what:27s} nx_dtype_format_value {nxt:7.2f}  std::to_chars {peer:7.2f}  ratio {peer / nxt:5.2f}  "
               f"digits differ on {differ} ({values} of them different values)")
-ask("quit") if False else None
+CROSS = 20  # million random bit patterns of each format, beside the timed million
+for code, fmt in [(0, "float64"), (1, "float32")]:
+    a = ask(f"crosscheck {code} {CROSS}")
+    print(f"  {fmt:8s} digits against std::to_chars on {a[0]} more random finite bit patterns: {a[1]} differ")
+    if int(a[1]):
+        sys.exit(f"bench_dtype: nx_dtype_format_value's digits differ from std::to_chars on {a[1]} {fmt} values")
+print(f"pp_value of the formats of 16 bits or fewer (M values/s of thread CPU time, 1M values of codes drawn uniformly, median of {ROUNDS} rounds; target >= 50)")
+for code, fmt in [(2, "float16"), (3, "bfloat16"), (4, "float8_e4m3fn"), (5, "float8_e5m2"), (6, "float4_e2m1fn")]:
+    a = ask(f"pp {code} {ROUNDS}")
+    if int(a[1]):
+        sys.exit(f"bench_dtype: nx_dtype_pp_value failed on {fmt}")
+    print(f"  {fmt:14s} {float(a[0]):7.2f} M values/s")
 proc.stdin.write("quit\n")
 proc.stdin.close()
 proc.wait()

@@ -7,6 +7,7 @@
 #include "../base/error.h"
 #include "dtype_internal.h"
 #include "../base/alloc.h"
+#include "shortest.h"
 
 /* The float64 bits of 1e-4 and 1e16, where positional text starts and ends:
    a double is at least 10^-4 iff it is at least the double nearest 10^-4,
@@ -110,9 +111,13 @@ static int scientific(char *p, uint64_t d, int e) {
 }
 
 /* The text of a finite or infinite value or NaN, given by its float64 bits u
-   and its bits b as an element of format `code`, computed. */
-static int format_float_direct(int code, uint64_t u, uint64_t b, char *buf) {
-  int len = 0, eb = nx_dtype_exponent_bits_of(code), fb = nx_dtype_fraction_bits_of(code);
+   and its bits b as an element of the binary format of eb exponent and fb
+   fraction bits, computed. Inlined where eb and fb are constants (float64,
+   float32), so the decoding and the digit search fold to that format; `inl`
+   says whether to inline the digit search too. */
+static inline __attribute__((always_inline)) int float_text_of(uint64_t u, uint64_t b, char *buf, int eb, int fb,
+                                                               bool inl) {
+  int len = 0;
   uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
   if (a > 0x7FF0000000000000ull) { memcpy(buf, "nan", 4); return 3; }
   if (u >> 63) buf[len++] = '-';
@@ -124,11 +129,16 @@ static int format_float_direct(int code, uint64_t u, uint64_t b, char *buf) {
   uint64_t f = bits & (((uint64_t)1 << fb) - 1);
   uint64_t c = e ? f | (uint64_t)1 << fb : f;
   int q = (e ? e : 1) - bias - fb;
-  nx__decimal dec = nx__shortest(c, q, f == 0 && e > 1);
+  nx__decimal dec = inl ? shortest(c, q, f == 0 && e > 1) : nx__shortest(c, q, f == 0 && e > 1);
   if (a >= POSITIONAL_MIN && a < POSITIONAL_END) len += positional(buf + len, dec.d, dec.e);
   else len += scientific(buf + len, dec.d, dec.e);
   buf[len] = 0;
   return len;
+}
+
+/* The same for any float format `code`. */
+static int format_float_direct(int code, uint64_t u, uint64_t b, char *buf) {
+  return float_text_of(u, b, buf, nx_dtype_exponent_bits_of(code), nx_dtype_fraction_bits_of(code), false);
 }
 
 /* For the formats of 16 bits or fewer, the text of every code, made on first
@@ -207,16 +217,26 @@ static bool float32_bits(uint64_t u, uint64_t *b) {
 static int float_text(int code, uint64_t u, char *out) {
   /* float64 and float32 first, without the switches by code: every double
      is a float64 value, and a float32 one is its own store's load. */
-  if (code == NX_FLOAT64) return format_float_direct(code, u, u, out);
+  if (code == NX_FLOAT64) return float_text_of(u, u, out, 11, 52, true);
   if (code == NX_FLOAT32) {
     uint64_t b;
     if (!float32_bits(u, &b)) return -1;
-    return format_float_direct(code, u, b, out);
+    return float_text_of(u, b, out, 8, 23, true);
   }
-  uint64_t b = nx_dtype_store_f64bits(code, u);
+  /* The small formats' own store and load, each inlined with its constants,
+     rather than the general ones' switches. */
+  uint64_t b, back;
+  switch (code) {
+  case NX_FLOAT16: b = nx_store_float16_f64(u); back = nx_load_float16_f64((nx_u16)b); break;
+  case NX_BFLOAT16: b = nx_store_bfloat16_f64(u); back = nx_load_bfloat16_f64((nx_u16)b); break;
+  case NX_FLOAT8_E4M3FN: b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)b); break;
+  case NX_FLOAT8_E5M2: b = nx_store_float8_e5m2_f64(u); back = nx_load_float8_e5m2_f64((nx_u8)b); break;
+  case NX_FLOAT4_E2M1FN: b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)b); break;
+  default: b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, b); break;
+  }
   if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
     if (!nx_dtype_has_nans(code)) return -1;
-  } else if (nx_dtype_load_f64bits(code, b) != u) return -1;
+  } else if (back != u) return -1;
   text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
   if (!t) return format_float_direct(code, u, b, out);
   uint32_t len = t->start[b + 1] - t->start[b];
