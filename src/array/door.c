@@ -12,7 +12,9 @@ bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
   if (!nx_buffer_overlaps(a->b, b->b)) return false;
   nx_layout lb = b->l;
   int wa = nx_dtype_bits_of(a->dt), wb = nx_dtype_bits_of(b->dt);
-  if (nx_buffer_host_address(a->b) != nx_buffer_host_address(b->b) || !nx_buffer_host_address(a->b)) {
+  /* One buffer: positions compare directly, host-addressed or not. */
+  if (a->b != b->b &&
+      (nx_buffer_host_address(a->b) != nx_buffer_host_address(b->b) || !nx_buffer_host_address(a->b))) {
     /* Two memories over the same pages: b's positions from a's base, where
        the distance is whole elements of b; otherwise they may share. */
     intptr_t delta = (intptr_t)nx_buffer_host_address(b->b) - (intptr_t)nx_buffer_host_address(a->b);

@@ -24,6 +24,11 @@ typedef struct {
 
 static size_t size_of(const nx__memory *m) { return (size_t)(m->bytes > 0 ? m->bytes : 1); }
 
+/* The size of memory the device makes: whole 8-byte words, so that device
+   kernels update sub-byte elements by atomic operations on the 32-bit word
+   that holds them without reaching past the buffer. */
+static size_t alloc_size(const nx__memory *m) { return (size_of(m) + 7) / 8 * 8; }
+
 /* The cl_mem a buffer's device reads and writes its memory through. */
 static cl_mem mem_of(const nx_buffer *b) { return b->map ? (cl_mem)b->map : (cl_mem)b->mem->impl; }
 
@@ -74,7 +79,7 @@ void nx__opencl_discover(void) {
 static int ocl_alloc(nx_device *d, nx__memory *m) {
   cl_int err = CL_SUCCESS;
   cl_mem mem = NULL;
-  size_t size = size_of(m);
+  size_t size = alloc_size(m);
   switch (m->kind) {
   case NX_MEMORY_DEVICE:
     mem = clCreateBuffer(OCL(d)->ctx, CL_MEM_READ_WRITE, size, NULL, &err);
@@ -154,6 +159,16 @@ static void ocl_unmap(nx_device *d, void *map) {
   (void)d;
   clReleaseMemObject((cl_mem)map);
 }
+
+bool nx__opencl_objects(const nx_device *d, cl_context *ctx, cl_command_queue *q, cl_device_id *id) {
+  if (!d || d->type != NX__OPENCL) return false;
+  *ctx = OCL(d)->ctx;
+  *q = OCL(d)->q;
+  *id = OCL(d)->id;
+  return true;
+}
+
+cl_mem nx__opencl_mem(const nx_buffer *b) { return mem_of(b); }
 
 const nx__backend nx__opencl_backend = {ocl_alloc, ocl_release, ocl_read, ocl_write, ocl_fill, ocl_copy, ocl_map, ocl_unmap};
 

@@ -119,7 +119,8 @@ struct nx__job {
   void *ctx;
   int64_t doff, soff, bytes;
   uint8_t value;
-  int (*hook)(nx_device *d, void *ctx); /* NX__JOB_HOOK: backend test hooks */
+  int (*hook)(nx_device *d, void *ctx); /* NX__JOB_HOOK: backend hooks and device kernels */
+  void (*drop)(void *ctx);              /* called once the job settles, run or failed, where set */
 };
 
 extern const nx__backend nx__host_backend, nx__test_backend, nx__opencl_backend;
@@ -130,6 +131,15 @@ int nx__plain_read(nx_buffer *b, int64_t off, void *dst, int64_t n);
 int nx__plain_write(nx_buffer *b, int64_t off, const void *src, int64_t n);
 int nx__plain_fill(nx_buffer *b, int64_t off, int64_t n, uint8_t v);
 int nx__plain_copy(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t soff, int64_t n);
+
+/* nx__rig_submit_hook(fn, d, reads, nr, writes, nw, hook, drop, ctx) is
+   nx_rig_submit for work that can fail: hook(d, ctx) runs on d's timeline
+   and a nonzero status from it loses d (the written memory with it), as a
+   failed copy does; drop(ctx), where not NULL, runs once the job settles,
+   whether hook ran or not, and also when the submission fails. Failures
+   name fn. */
+int nx__rig_submit_hook(const char *fn, nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes,
+                        int nw, int (*hook)(nx_device *d, void *ctx), void (*drop)(void *ctx), void *ctx);
 
 /* The device table (rig.c). */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be);
