@@ -76,7 +76,9 @@ NX_API int nx_cast_new(nx_array **z, nx_dtype to, nx_array *src);
                      INT_MIN / -1 = INT_MIN, INT_MIN mod -1 = 0; mod of
                      floats is fmod (exact)
      pow, atan2      floats: x^y, atan2(y = x, x = y) as C's atan2(x, y);
-                     pow of integers wraps, with x^-n = 0 unless |x| = 1
+                     pow(1, y) = pow(x, 0) = 1 for every x and y, NaN
+                     included; pow of integers wraps, with x^-n = 0 unless
+                     |x| = 1
      min, max        NaN propagates; -0 < +0
      and, or, xor    integers bitwise, booleans logically
    nx_<op>_new(&z, x, y) makes z. Fail as the module's operations do. */

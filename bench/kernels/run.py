@@ -10,7 +10,8 @@ adds bit for bit against numpy, the transcendentals' max ulp error of both
 sides against float64 numpy rounded once, the sum's error of both sides
 against math.fsum (the correctly rounded sum).
 
-usage: run.py <bench_kernels binary> [rounds]"""
+usage: run.py <bench_kernels binary> [rounds]
+NX_BENCH_CASES=<case>,... runs only those cases."""
 import math
 import os
 import statistics
@@ -69,6 +70,12 @@ cases = {
     "tanh_f32": ("numpy", lambda: np.tanh(inputs["tanh"], out=z), 1 / 1.5),
     "sum_f32": ("numpy", lambda: np.sum(x), 1.0),
 }
+
+
+# NX_BENCH_CASES=a,b runs only those cases (and skips the thread cases).
+only = [c for c in os.environ.get("NX_BENCH_CASES", "").split(",") if c]
+if only:
+    cases = {c: v for c, v in cases.items() if c in only}
 
 
 class Nx:
@@ -132,7 +139,7 @@ def main():
                     flush()
                     times[c][1].append(timed(peer))
         thr = {1: [], 2: []}
-        for _ in range(ROUNDS):
+        for _ in range(0 if only else ROUNDS):
             for k in (1, 2):
                 nx.ask(f"threads {k}")
                 flush()
@@ -188,6 +195,11 @@ def main():
                       f"  target {tgt}: {'met' if met else 'MISSED'}; {note}")
             else:
                 print(f"  {c:24s} nx {tn * 1e9 / N:7.3f} ns  (no {label}); {note}")
+        if only:
+            nx.p.stdin.write("quit\n")
+            nx.p.stdin.close()
+            nx.p.wait()
+            return
         t1, t2 = statistics.median(thr[1]), statistics.median(thr[2])
         r = t1 / t2
         met_all &= r >= 1.7

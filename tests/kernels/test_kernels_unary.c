@@ -18,7 +18,7 @@ static const struct {
 /* Whether op computes dt (docs/kernels.md's table), and its result's bits. */
 static int ref_un(int op, nx_dtype dt, nx_value x, uint64_t xbits, uint64_t *out) {
   int k = nx_dtype_kind(dt), bits = nx_dtype_bits(dt);
-  uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
   if (k == NX_KIND_FLOAT) {
     double a = x.f, r;
     switch (op) {
