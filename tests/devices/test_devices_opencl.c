@@ -134,13 +134,20 @@ static const struct { const char *name; un_fn f; } unaries[] = {
     {"trunc", nx_trunc}, {"ceil", nx_ceil}, {"floor", nx_floor}, {"round", nx_round}, {"copy", nx_copy},
     {"assign", nx_assign}, {"exp", nx_exp}, {"sin", nx_sin}};
 
-static long agreed, declined_ok, fell_through;
+static long agreed, declined_ok;
+
+/* What the device kernels decline (the rest they must compute): pow, atan2,
+   complex division. */
+static bool declines_binary(const char *name, int dt) {
+  return !strcmp(name, "pow") || !strcmp(name, "atan2") ||
+         (nx_dtype_kind_of(dt) == NX_KIND_COMPLEX && !strcmp(name, "fdiv"));
+}
 
 /* Runs f on the host pair members and on the device ones; where the host
    computes the case, the device must give the same bytes or, for the
    operations it declines, fail naming its kernel (device memory) or give
    the host's bytes (memory the host addresses). */
-static void compare_run(const char *what, int hs, int ds, pair z, bool host_addressed) {
+static void compare_run(const char *what, int hs, int ds, pair z, bool host_addressed, bool declines) {
   char host_msg[512];
   snprintf(host_msg, sizeof host_msg, "%s", hs ? "host failed" : "");
   if (hs) {
@@ -149,7 +156,7 @@ static void compare_run(const char *what, int hs, int ds, pair z, bool host_addr
   }
   if (ds) {
     const char *m = nx_error_message();
-    CHECK(!host_addressed && strstr(m, "does not compute") && strstr(m, "OpenCL"),
+    CHECK(declines && !host_addressed && strstr(m, "does not compute") && strstr(m, "OpenCL"),
           "%s: the device failed where the host computes: %s", what, m);
     declined_ok++;
     return;
@@ -172,11 +179,11 @@ static void binary_cases(nx_device *dev, nx_memory_kind kind, int rounds) {
         snprintf(what, sizeof what, "%s %s on %s (%s memory)", binaries[f].name, nx_dtype_name(dt), nx_device_name(dev),
                  kind == NX_MEMORY_IO ? "io" : "device");
         int hs = binaries[f].f(z.h, x.h, y.h), ds = binaries[f].f(z.d, x.d, y.d);
-        compare_run(what, hs, ds, z, kind == NX_MEMORY_IO);
+        compare_run(what, hs, ds, z, kind == NX_MEMORY_IO, declines_binary(binaries[f].name, dt));
         if (!cmp && round == 0) { /* in place: z identical to x */
           hs = binaries[f].f(x.h, x.h, y.h);
           ds = binaries[f].f(x.d, x.d, y.d);
-          compare_run(what, hs, ds, x, kind == NX_MEMORY_IO);
+          compare_run(what, hs, ds, x, kind == NX_MEMORY_IO, declines_binary(binaries[f].name, dt));
         }
         free_pair(z);
         free_pair(x);
@@ -194,7 +201,10 @@ static void unary_cases(nx_device *dev, nx_memory_kind kind, int rounds) {
         if (!z.h || !x.h) return;
         char what[128];
         snprintf(what, sizeof what, "%s %s on %s", unaries[f].name, nx_dtype_name(dt), nx_device_name(dev));
-        compare_run(what, unaries[f].f(z.h, x.h), unaries[f].f(z.d, x.d), z, kind == NX_MEMORY_IO);
+        bool cx = nx_dtype_kind_of(dt) == NX_KIND_COMPLEX;
+        bool declines = !strcmp(unaries[f].name, "exp") || !strcmp(unaries[f].name, "sin") ||
+                        (cx && !strcmp(unaries[f].name, "recip"));
+        compare_run(what, unaries[f].f(z.h, x.h), unaries[f].f(z.d, x.d), z, kind == NX_MEMORY_IO, declines);
         free_pair(z);
         free_pair(x);
       }
@@ -370,6 +380,5 @@ int main(int argc, char **argv) {
   else printf("one OpenCL device: the mixed-device refusals need two\n");
   cache_cases("/proc/self/exe");
   printf("%ld cases agreed bit for bit, %ld declined on device memory\n", agreed, declined_ok);
-  (void)fell_through;
   return check_done();
 }
