@@ -169,7 +169,18 @@ int nx__device_dispatch(const nx__devop *op, nx_array *const *ops, int nw, int n
   nx_device *d = nx_array_device(ops[0]);
   bool one = true;
   for (int i = 1; i < n; i++) one &= nx_array_device(ops[i]) == d;
-  if (!one) return host_addresses_all(ops, n) ? NX_DECLINED : mixed(op->name, ops, n);
+  if (!one) {
+    /* The host door answers mixes without an OpenCL device (Off_host in its
+       precedence) and computes on memory it addresses. */
+    bool opencl = false;
+#ifdef NX_HAVE_OPENCL
+    cl_context c;
+    cl_command_queue q;
+    cl_device_id id;
+    for (int i = 0; i < n; i++) opencl |= nx__opencl_objects(nx_array_device(ops[i]), &c, &q, &id);
+#endif
+    return host_addresses_all(ops, n) || !opencl ? NX_DECLINED : mixed(op->name, ops, n);
+  }
 #ifdef NX_HAVE_OPENCL
   cl_context c;
   cl_command_queue q;
