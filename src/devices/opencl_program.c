@@ -88,7 +88,7 @@ static void write_binary(cl_program p, const char *path) {
   if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || n == 0) return;
   unsigned char *bin = malloc(n);
   if (!bin) return;
-  char tmp[1100];
+  char tmp[1200];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
   FILE *f = NULL;
   if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS && (f = fopen(tmp, "wb"))) {
