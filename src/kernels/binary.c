@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Binary elementwise operations: z = op(x, y), one dtype, one shape. */
 #include "api.h"
+#include "../devices/dispatch.h"
 #include "fast.h"
 #include "ops.h"
 
@@ -43,6 +44,8 @@ static int nx__binary(const char *name, const char *kernel_name, nx__bop op, nx_
   int s = nx__need(name, ops, 3);
   if (s) return s;
   bctx c = {op, nx_array_dtype(z)};
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_BINARY, op, 0, 0}, ops, 1, 2)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 2, kernel, &c);
   return nx__finish(name, kernel_name, a, ops, 3, c.dt);
 }

@@ -2,6 +2,7 @@
 /* nx_cast: every dtype into every dtype, through the door and the engine,
    one nx__cast_run per inner run. */
 #include "api.h"
+#include "../devices/dispatch.h"
 #include "elem.h"
 
 #if __has_include("cast.h")
@@ -61,6 +62,8 @@ int nx_cast(nx_array *dst, nx_array *src) {
   int s = nx__need("nx_cast", ops, 2);
   if (s) return s;
   kctx c;
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){"nx_cast", NX__DK_CAST, 0, 0, 0}, ops, 1, 1)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &c);
   return nx__finish("nx_cast", "the host kernel", a, ops, 2, nx_array_dtype(dst));
 }

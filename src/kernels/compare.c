@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "api.h"
+#include "../devices/dispatch.h"
 #include "ops.h"
 
 typedef enum cop { EQ, NE, LT, LE } cop;
@@ -49,6 +50,8 @@ static int compare(const char *name, cop op, nx_array *z, nx_array *x, nx_array 
   int s = nx__need(name, ops, 3);
   if (s) return s;
   cctx c = {op, nx_array_dtype(x), nx_array_dtype(z)};
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_COMPARE, (int)op, 0, 0}, ops, 1, 2)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 2, kernel, &c);
   return nx__finish(name, "the host kernel", a, ops, 3, c.dt);
 }

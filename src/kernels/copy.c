@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fill, copy and assign. */
 #include "api.h"
+#include "../devices/dispatch.h"
 #include "elem.h"
 
 typedef struct fctx {
@@ -50,6 +51,9 @@ int nx_fill(nx_array *z, nx_value v) {
   case NX_KIND_UNSIGNED: c.lo = v.u; break;
   default: c.lo = v.b; break;
   }
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  int s = nx__device_dispatch(&(nx__devop){"nx_fill", NX__DK_FILL, 0, c.lo, c.hi}, &z, 1, 0);
+  if (s != NX_DECLINED) return s;
   int a = nx_door_host(&z, 1, NULL, 0, fill_kernel, &c);
   return nx__finish("nx_fill", "the host kernel", a, &z, 1, dt);
 }
@@ -83,6 +87,8 @@ static int copy(const char *name, nx_array *z, nx_array *x) {
   int s = nx__need(name, ops, 2);
   if (s) return s;
   cctx c;
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_COPY, 0, 0, 0}, ops, 1, 1)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 1, copy_kernel, &c);
   return nx__finish(name, "the host kernel", a, ops, 2, nx_array_dtype(z));
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "api.h"
+#include "../devices/dispatch.h"
 #include "ops.h"
 #include "vmath.h"
 
@@ -92,6 +93,8 @@ static int unary(const char *name, nx__uop op, nx_array *z, nx_array *x) {
   int s = nx__need(name, ops, 2);
   if (s) return s;
   uctx c = {op, nx_array_dtype(z)};
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_UNARY, op, 0, 0}, ops, 1, 1)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &c);
   return nx__finish(name, "the host kernel", a, ops, 2, c.dt);
 }

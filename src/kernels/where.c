@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* where: z = c ? x : y, bit for bit. */
 #include "api.h"
+#include "../devices/dispatch.h"
 #include "elem.h"
 
 typedef struct wctx {
@@ -31,6 +32,8 @@ int nx_where(nx_array *z, nx_array *cond, nx_array *x, nx_array *y) {
   int s = nx__need("nx_where", ops, 4);
   if (s) return s;
   wctx c;
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){"nx_where", NX__DK_WHERE, 0, 0, 0}, ops, 1, 3)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 3, kernel, &c);
   return nx__finish("nx_where", "the host kernel", a, ops, 4, nx_array_dtype(z));
 }

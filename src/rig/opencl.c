@@ -266,7 +266,10 @@ void nx__opencl_discover(void) {
 static int ocl_alloc(nx_device *d, nx__memory *m) {
   cl_int err = CL_SUCCESS;
   cl_mem mem = NULL;
-  size_t size = size_of(m);
+  /* Whole 8-byte words, so that device kernels update sub-byte elements by
+     atomic operations on the 32-bit word that holds them without reaching
+     past the buffer. */
+  size_t size = (size_of(m) + 7) / 8 * 8;
   view *v;
   int s = NX_EIO;
   switch (m->kind) {
@@ -383,6 +386,16 @@ static void ocl_unmap(nx_device *d, void *map) {
   (void)d;
   view_drop(map);
 }
+
+bool nx__opencl_objects(const nx_device *d, cl_context *ctx, cl_command_queue *q, cl_device_id *id) {
+  if (!d || d->type != NX__OPENCL) return false;
+  *ctx = OCL(d)->ctx;
+  *q = OCL(d)->q;
+  *id = OCL(d)->id;
+  return true;
+}
+
+cl_mem nx__opencl_mem(const nx_buffer *b) { return mem_of(b); }
 
 const nx__backend nx__opencl_backend = {ocl_alloc, ocl_release, ocl_read, ocl_write, ocl_fill, ocl_copy, ocl_map, ocl_unmap};
 

@@ -130,7 +130,8 @@ struct nx__job {
   void *ctx;
   int64_t doff, soff, bytes;
   uint8_t value;
-  int (*hook)(nx_device *d, void *ctx); /* NX__JOB_HOOK: backend test hooks */
+  int (*hook)(nx_device *d, void *ctx); /* NX__JOB_HOOK: backend hooks and device kernels */
+  void (*drop)(void *ctx);              /* called once the job settles, run or failed, where set */
 };
 
 /* A fallible step that the test variant can make fail (nx__inject_failures
@@ -164,6 +165,15 @@ bool nx__has_views(nx__memory *m);
 int nx__host_begin(nx__memory *m, nx_access access, bool *held);
 void nx__host_end(nx__memory *m, bool held);
 int nx__views_to_host(nx__memory *m, nx_access access);
+
+/* nx__rig_submit_hook(fn, d, reads, nr, writes, nw, hook, drop, ctx) is
+   nx_rig_submit for work that can fail: hook(d, ctx) runs on d's timeline
+   and a nonzero status from it loses d (the written memory with it), as a
+   failed copy does; drop(ctx), where not NULL, runs once the job settles,
+   whether hook ran or not, and also when the submission fails. Failures
+   name fn. */
+int nx__rig_submit_hook(const char *fn, nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes,
+                        int nw, int (*hook)(nx_device *d, void *ctx), void (*drop)(void *ctx), void *ctx);
 
 /* The device table (rig.c). */
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be);

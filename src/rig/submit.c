@@ -47,11 +47,11 @@ static int queue(const char *fn, nx_device *d, nx__job *j) {
   return s;
 }
 
-int nx_rig_submit(nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes, int nw, nx_work_fn fn,
-                  void *ctx) {
-  static const char name[] = "nx_rig_submit";
+/* Checks and queues work on d: fn(ctx), or a hook where hook is set. */
+static int submit(const char *name, nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes, int nw,
+                  nx_work_fn fn, int (*hook)(nx_device *, void *), void (*drop)(void *), void *ctx) {
   int s;
-  if (!d || !fn || nr < 0 || nw < 0 || (nr && !reads) || (nw && !writes) || nr + nw > 2 * NX__MAX_DEVICES)
+  if (!d || (!fn && !hook) || nr < 0 || nw < 0 || (nr && !reads) || (nw && !writes) || nr + nw > 2 * NX__MAX_DEVICES)
     return nx__fail(NX_EINVAL, "%s: bad arguments (%d reads, %d writes)", name, nr, nw);
   for (int i = 0; i < nw; i++)
     if ((s = check(name, d, writes[i], true))) return s;
@@ -60,14 +60,29 @@ int nx_rig_submit(nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *cons
     for (int k = 0; k < nw; k++) also_written |= writes[k] == reads[i];
     if (!also_written && (s = check(name, d, reads[i], false))) return s;
   }
-  nx__job *j = job_new(NX__JOB_WORK, nr + nw);
+  nx__job *j = job_new(hook ? NX__JOB_HOOK : NX__JOB_WORK, nr + nw);
   if (!j) return nx__fail(NX_ENOMEM, "%s: no memory for the work", name);
   for (int i = 0; i < nw; i++) j->bufs[j->nbuf++] = writes[i];
   j->nwrites = nw;
   for (int i = 0; i < nr; i++) j->bufs[j->nbuf++] = reads[i];
   j->fn = fn;
+  j->hook = hook;
+  j->drop = drop;
   j->ctx = ctx;
   return queue(name, d, j);
+}
+
+int nx_rig_submit(nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes, int nw, nx_work_fn fn,
+                  void *ctx) {
+  return submit("nx_rig_submit", d, reads, nr, writes, nw, fn, NULL, NULL, ctx);
+}
+
+int nx__rig_submit_hook(const char *fn, nx_device *d, nx_buffer *const *reads, int nr, nx_buffer *const *writes,
+                        int nw, int (*hook)(nx_device *d, void *ctx), void (*drop)(void *ctx), void *ctx) {
+  int s = hook ? submit(fn, d, reads, nr, writes, nw, NULL, hook, drop, ctx)
+               : nx__fail(NX_EINVAL, "%s: the work is NULL", fn);
+  if (s && drop) drop(ctx);
+  return s;
 }
 
 static int range(const char *fn, const nx_buffer *b, int64_t off, int64_t bytes) {

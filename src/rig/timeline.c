@@ -148,6 +148,7 @@ static int run(nx_device *d, nx__job *j) {
 }
 
 static void finish(nx_device *d, nx__job *j) {
+  if (j->drop) j->drop(j->ctx);
   for (int k = 0; k < j->nmem; k++) {
     atomic_fetch_sub(&j->mems[k]->jobs, 1);
     nx__memory_maybe_release(j->mems[k]);

@@ -13,6 +13,15 @@ add_library(nx_objects_exact_path OBJECT ${_nx_exact_path_sources})
 target_include_directories(nx_objects_exact_path PUBLIC ${PROJECT_SOURCE_DIR}/include)
 target_compile_options(nx_objects_exact_path PRIVATE -fvisibility=hidden)
 target_compile_definitions(nx_objects_exact_path PRIVATE NX_TEST_FORCE_EXACT)
+# Built as the library is: its definitions (OpenCL, SLEEF), include folders
+# (the generated device kernels' source) and vmath.c's instruction set.
+target_compile_definitions(nx_objects_exact_path PRIVATE $<TARGET_PROPERTY:nx_objects,COMPILE_DEFINITIONS>)
+target_include_directories(nx_objects_exact_path PRIVATE $<TARGET_PROPERTY:nx_objects,INCLUDE_DIRECTORIES>)
+add_dependencies(nx_objects_exact_path nx_objects)
+get_source_file_property(_nx_vmath_opts ${PROJECT_SOURCE_DIR}/src/kernels/vmath.c DIRECTORY ${PROJECT_SOURCE_DIR} COMPILE_OPTIONS)
+if(_nx_vmath_opts)
+  set_source_files_properties(${PROJECT_SOURCE_DIR}/src/kernels/vmath.c PROPERTIES COMPILE_OPTIONS "${_nx_vmath_opts}")
+endif()
 
 add_executable(test_print_exact_path ${CMAKE_CURRENT_SOURCE_DIR}/test_print_exact.c
   $<TARGET_OBJECTS:nx_objects_exact_path>)

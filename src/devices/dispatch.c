@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The device dispatch: where an operation runs, by its operands' devices,
+   and what the OpenCL kernels compute. They compute only what they compute
+   bit for bit as the host does: cast, fill, copy, where, comparisons, and
+   the elementwise operations whose every result is one rounding of an exact
+   one (+ - x /, idiv, mod, min, max, the bitwise ones; neg, abs, sign,
+   sqrt, recip, trunc, ceil, floor, round). The transcendental functions,
+   pow and atan2, and complex division (the host's is the C runtime's, whose
+   algorithm varies between runtimes) are declined: the host computes them
+   where it addresses the operands, and elsewhere they fail. */
+#include <stdio.h>
+
+#include "../kernels/api.h"
+#include "../kernels/ops.h"
+#include "dispatch.h"
+#include "opencl.h"
+
+static const char *where_of(const nx_array *a) { return nx_device_name(nx_array_device(a)); }
+
+static bool host_addresses_all(nx_array *const *ops, int n) {
+  for (int i = 0; i < n; i++) {
+    nx_buffer *b = nx_array_buffer(ops[i]);
+    if (!nx_device_host_addresses(nx_buffer_device(b), nx_buffer_kind(b))) return false;
+  }
+  return true;
+}
+
+/* Refuses operands on several devices, naming each with its device. */
+static int mixed(const char *name, nx_array *const *ops, int n) {
+  char msg[1024], t[160];
+  size_t len = 0;
+  msg[0] = 0;
+  for (int i = 0; i < n && len < sizeof msg; i++)
+    len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s on %s", i ? ", " : "", nx_array_describe(ops[i], t, sizeof t),
+                            where_of(ops[i]));
+  return nx__fail(NX_EINVAL, "%s: the operands are on different devices (%s); nx copies nothing between devices: "
+                  "place them on one with nx_array_to_device", name, msg);
+}
+
+#ifdef NX_HAVE_OPENCL
+
+typedef struct job {
+  const nx__devop *op;
+  nx__cl_device *s;
+  nx_array *const *ops;
+  int nw, nr;
+  nx_answer answer; /* the kernel's own answer, before any write */
+  int status;
+} job;
+
+static bool same_shape(nx_array *const *ops, int n) {
+  const nx_layout *l = nx_array_layout(ops[0]);
+  for (int k = 1; k < n; k++) {
+    const nx_layout *m = nx_array_layout(ops[k]);
+    if (m->rank != l->rank) return false;
+    for (int j = 0; j < l->rank; j++)
+      if (m->extent[j] != l->extent[j]) return false;
+  }
+  return true;
+}
+
+static bool is_float(nx_dtype dt) {
+  int k = nx_dtype_kind_of(dt);
+  return k == NX_KIND_FLOAT || k == NX_KIND_COMPLEX;
+}
+
+/* Whether the device kernel of op computes dtype dt bit for bit as the host. */
+static bool computes(const nx__devop *op, const nx__cl_device *s, nx_dtype dt) {
+  bool fp = is_float(dt), cx = nx_dtype_kind_of(dt) == NX_KIND_COMPLEX;
+  switch (op->kind) {
+  case NX__DK_BINARY:
+    if (op->op == NX__POW || op->op == NX__ATAN2 || (cx && op->op == NX__FDIV)) return false;
+    return nx__bop_computes((nx__bop)op->op, dt) && (s->fp64 || !fp);
+  case NX__DK_UNARY:
+    if (op->op != NX__NEG && op->op != NX__ABS && op->op != NX__SIGN && op->op != NX__SQRT && op->op != NX__RECIP &&
+        (op->op < NX__TRUNC || op->op > NX__ROUND))
+      return false;
+    if (cx && op->op != NX__NEG) return false;
+    return nx__uop_computes((nx__uop)op->op, dt) && (s->fp64 || !fp || op->op == NX__NEG || op->op == NX__ABS);
+  case NX__DK_COMPARE: return (!cx || op->op <= 1) && (s->fp64 || !fp);
+  default: return true; /* cast, fill, copy, where: bits only */
+  }
+}
+
+/* A written sub-byte operand is stored through the 32-bit words of its
+   buffer: its cl_mem must hold whole words. */
+static bool words_whole(nx_array *z) {
+  if (nx_dtype_bits_of(nx_array_dtype(z)) >= 8) return true;
+  size_t size = 0;
+  clGetMemObjectInfo(nx__opencl_mem(nx_array_buffer(z)), CL_MEM_SIZE, sizeof size, &size, NULL);
+  return size % 4 == 0;
+}
+
+/* Inside the door: the kernel's checks in the host kernels' order, then the
+   launch. */
+static int submit(void *vc) {
+  job *J = vc;
+  const nx__devop *op = J->op;
+  nx_array *const *o = J->ops;
+  int n = J->nw + J->nr;
+  nx_dtype z = nx_array_dtype(o[0]), x = n > 1 ? nx_array_dtype(o[1]) : z;
+  nx__cl_arg a[3] = {{0}};
+  int k = 0, na = 0;
+  J->answer = NX_DONE;
+  switch (op->kind) {
+  case NX__DK_CAST: k = NX__CL_CAST; a[0].i = z; a[1].i = x; na = 2; break;
+  case NX__DK_FILL:
+    k = NX__CL_FILL;
+    a[0].i = nx_dtype_bits_of(z);
+    a[1] = (nx__cl_arg){true, 0, op->lo};
+    a[2] = (nx__cl_arg){true, 0, op->hi};
+    na = 3;
+    break;
+  case NX__DK_COPY: k = NX__CL_COPY; a[0].i = nx_dtype_bits_of(z); na = 1; if (x != z) J->answer = NX_WRONG_DTYPE; break;
+  case NX__DK_BINARY: case NX__DK_UNARY:
+    k = op->kind == NX__DK_BINARY ? NX__CL_BINARY : NX__CL_UNARY;
+    for (int i = 1; i < n; i++)
+      if (nx_array_dtype(o[i]) != z) J->answer = NX_WRONG_DTYPE;
+    a[0].i = op->op;
+    a[1].i = z;
+    na = 2;
+    break;
+  case NX__DK_COMPARE:
+    k = NX__CL_COMPARE;
+    if ((z != NX_BOOL && z != NX_BIT) || nx_array_dtype(o[2]) != x) J->answer = NX_WRONG_DTYPE;
+    a[0].i = op->op;
+    a[1].i = x;
+    a[2].i = z;
+    na = 3;
+    break;
+  case NX__DK_WHERE:
+    k = NX__CL_WHERE;
+    if ((x != NX_BOOL && x != NX_BIT) || nx_array_dtype(o[2]) != z || nx_array_dtype(o[3]) != z) J->answer = NX_WRONG_DTYPE;
+    a[0].i = nx_dtype_bits_of(z);
+    a[1].i = nx_dtype_bits_of(x);
+    na = 2;
+    break;
+  }
+  if (J->answer == NX_DONE && !same_shape(o, n)) J->answer = NX_SHAPE_MISMATCH;
+  if (J->answer == NX_DONE && (!computes(op, J->s, op->kind == NX__DK_COMPARE ? x : z) || !words_whole(o[0])))
+    J->answer = NX_DECLINED;
+  if (J->answer != NX_DONE) return 0;
+  return nx__cl_launch(op->name, J->s, k, o, J->nw, J->nr, a, na);
+}
+
+static int on_opencl(const nx__devop *op, nx_device *d, nx_array *const *ops, int nw, int nr) {
+  int n = nw + nr;
+  job J = {op, NULL, ops, nw, nr, NX_DONE, 0};
+  int s = nx__cl_device_of(d, op->name, &J.s);
+  if (s) return s;
+  if (!J.s->little) {
+    if (host_addresses_all(ops, n)) return NX_DECLINED;
+    return nx__fail(NX_EINVAL, "%s: the device kernels of %s need a little-endian device", op->name, nx_device_name(d));
+  }
+  int a = nx_door(ops, nw, ops + nw, nr, submit, &J);
+  if (a == NX_DONE) a = J.answer;
+  if (a == NX_DECLINED && host_addresses_all(ops, n)) return NX_DECLINED;
+  char kernel[64];
+  snprintf(kernel, sizeof kernel, "the OpenCL kernel of %s", nx_device_name(d));
+  nx_dtype dt = nx_array_dtype(ops[op->kind == NX__DK_COMPARE && n > 1 ? 1 : 0]);
+  return nx__finish(op->name, kernel, a, ops, n, dt);
+}
+
+#endif
+
+int nx__device_dispatch(const nx__devop *op, nx_array *const *ops, int nw, int nr) {
+  int n = nw + nr;
+  for (int i = 0; i < n; i++)
+    if (!ops[i]) return NX_DECLINED; /* the host path names it */
+  nx_device *d = nx_array_device(ops[0]);
+  bool one = true;
+  for (int i = 1; i < n; i++) one &= nx_array_device(ops[i]) == d;
+  if (!one) {
+    /* The host door answers mixes without an OpenCL device (Off_host in its
+       precedence) and computes on memory it addresses. */
+    bool opencl = false;
+#ifdef NX_HAVE_OPENCL
+    cl_context c;
+    cl_command_queue q;
+    cl_device_id id;
+    for (int i = 0; i < n; i++) opencl |= nx__opencl_objects(nx_array_device(ops[i]), &c, &q, &id);
+#endif
+    return host_addresses_all(ops, n) || !opencl ? NX_DECLINED : mixed(op->name, ops, n);
+  }
+#ifdef NX_HAVE_OPENCL
+  cl_context c;
+  cl_command_queue q;
+  cl_device_id id;
+  if (nx__opencl_objects(d, &c, &q, &id)) return on_opencl(op, d, ops, nw, nr);
+  return NX_DECLINED; /* the host, test devices */
+#else
+  return NX_DECLINED;
+#endif
+}
