@@ -98,6 +98,7 @@ static loop_fn table(nx_dtype dt, nx__bop op) {
 
 /* float16 and bfloat16 through float32. */
 static float f32_op(nx__bop op, float x, float y) {
+  if (x != x) return x + 0.0f; /* the first operand's NaN, quieted (nan_first512) */
   switch (op) {
   case NX__ADD: return x + y;
   case NX__SUB: return x - y;
@@ -152,6 +153,14 @@ NX__BF16_CONTIG(bf16_mul, x * y)
 NX__BF16_CONTIG(bf16_div, x / y)
 
 #if defined(NX__X86)
+/* Where x is NaN the result is x's NaN, quieted: an operation on two NaNs
+   gives the first operand's, as the scalar path and the device kernels do,
+   whichever operand order the compiler picks for the vector instruction. */
+__attribute__((target("avx512f"))) static inline __m512 nan_first512(__m512 r, __m512 x) {
+  __mmask16 m = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  __m512 q = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x00400000)));
+  return _mm512_mask_mov_ps(r, m, q);
+}
 #define NX__F16_AVX512(name, OP, BOP)                                                                  \
   __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px,               \
                                                            const uint16_t *py, int64_t n) {               \
@@ -159,7 +168,7 @@ NX__BF16_CONTIG(bf16_div, x / y)
     for (; i + 16 <= n; i += 16) {                                                                      \
       __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(px + i)));                        \
       __m512 y = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(py + i)));                        \
-      _mm256_storeu_si256((__m256i *)(z + i), _mm512_cvtps_ph(OP(x, y), _MM_FROUND_TO_NEAREST_INT));     \
+      _mm256_storeu_si256((__m256i *)(z + i), _mm512_cvtps_ph(nan_first512(OP(x, y), x), _MM_FROUND_TO_NEAREST_INT)); \
     }                                                                                                   \
     for (; i < n; i++) z[i] = NX__F16_STORE(f32_op(BOP, NX__F16_LOAD(px[i]), NX__F16_LOAD(py[i])));     \
   }
@@ -186,8 +195,10 @@ __attribute__((target("avx512f"))) static inline __m256i bf16_store512(__m512 r)
   __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, \
                                                       int64_t n) {                                        \
     int64_t i = 0;                                                                                      \
-    for (; i + 16 <= n; i += 16)                                                                        \
-      _mm256_storeu_si256((__m256i *)(z + i), bf16_store512(OP(bf16_load512(px + i), bf16_load512(py + i)))); \
+    for (; i + 16 <= n; i += 16) {                                                                      \
+      __m512 x = bf16_load512(px + i);                                                                  \
+      _mm256_storeu_si256((__m256i *)(z + i), bf16_store512(nan_first512(OP(x, bf16_load512(py + i)), x))); \
+    }                                                                                                   \
     for (; i < n; i++) z[i] = bf16_of(f32_op(BOP, NX__BF16_LOAD(px[i]), NX__BF16_LOAD(py[i])));          \
   }
 NX__BF16_AVX512(bf16_add512, _mm512_add_ps, NX__ADD)
