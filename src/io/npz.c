@@ -58,6 +58,7 @@ static int entry_header(nx_io_file *f, const char *fn, zip_uint64_t i, const zip
                               : 12 + (pre[8] | (int64_t)pre[9] << 8 | (int64_t)pre[10] << 16 | (int64_t)pre[11] << 24);
     if (len > (1 << 20) + 12) len = (1 << 20) + 12; /* the parser refuses it */
     if (len > (int64_t)st->size) len = (int64_t)st->size;
+    if (len < want) len = want; /* a header shorter than the bytes read: the parser refuses it */
     uint8_t *buf = nx__malloc((size_t)len);
     if (!buf) {
       s = nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, where);
