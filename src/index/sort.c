@@ -191,10 +191,10 @@ static uint64_t float_key(scratch *s, int w, double f, uint64_t bits, bool desc,
   }
   if (f == 0) {
     if (!arg) put_aside(s, &s->zero, bits);
-    s->negzero |= nx__bits(f) >> 63;
+    s->negzero |= nx__f64_bits(f) >> 63;
     f = 0.0;
   }
-  if (w == 64) return fkey64(nx__bits(f), desc);
+  if (w == 64) return fkey64(nx__f64_bits(f), desc);
   float g = (float)f; /* exact: every float format of 32 bits or fewer is in float32 */
   uint32_t b;
   memcpy(&b, &g, 4);

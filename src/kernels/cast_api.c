@@ -24,7 +24,7 @@ static void nx__cast_run(nx_dtype to, void *dst, int64_t dp, int64_t ds, nx_dtyp
     if (tk == NX_KIND_COMPLEX) w.c = (nx__cplx){re, im};
     else if (tk == NX_KIND_FLOAT) w.f = re;
     else if (tk == NX_KIND_BOOLEAN) w.u = re != 0 || im != 0 || re != re;
-    else w.u = nx_dtype_store_f64bits(to, nx__bits(re));
+    else w.u = nx_dtype_store_f64bits(to, nx__f64_bits(re));
     nx__store(to, &d, i, w);
   }
 }

@@ -41,10 +41,10 @@ int nx_fill(nx_array *z, nx_value v) {
   case NX_KIND_FLOAT: c.lo = nx_dtype_store_double(dt, v.f); break;
   case NX_KIND_COMPLEX:
     if (dt == NX_COMPLEX128) {
-      c.lo = nx__bits(v.c.re);
-      c.hi = nx__bits(v.c.im);
+      c.lo = nx__f64_bits(v.c.re);
+      c.hi = nx__f64_bits(v.c.im);
     } else {
-      c.lo = (uint64_t)nx_store_float32_f64(nx__bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__bits(v.c.im)) << 32;
+      c.lo = (uint64_t)nx_store_float32_f64(nx__f64_bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__f64_bits(v.c.im)) << 32;
     }
     break;
   case NX_KIND_SIGNED: c.lo = (uint64_t)v.i; break;

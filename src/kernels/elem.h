@@ -68,30 +68,20 @@ typedef union nx__v {
   nx__cplx c;
 } nx__v;
 
-static inline double nx__dbl(uint64_t u) {
-  double x;
-  memcpy(&x, &u, 8);
-  return x;
-}
-static inline uint64_t nx__bits(double x) {
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  return u;
-}
 
 static inline nx__v nx__load(nx_dtype dt, const nx__arg *a, int64_t i) {
   nx__v v;
   int bits = nx_dtype_bits_of(dt);
   uint64_t b = nx__ld(bits, a, i);
   switch (nx_dtype_kind_of(dt)) {
-  case NX_KIND_FLOAT: v.f = nx__dbl(nx_dtype_load_f64bits(dt, b)); break;
+  case NX_KIND_FLOAT: v.f = nx__f64_of_bits(nx_dtype_load_f64bits(dt, b)); break;
   case NX_KIND_COMPLEX:
     if (dt == NX_COMPLEX128) {
-      v.c.re = nx__dbl(b);
-      v.c.im = nx__dbl(nx__ld_hi(a, i));
+      v.c.re = nx__f64_of_bits(b);
+      v.c.im = nx__f64_of_bits(nx__ld_hi(a, i));
     } else {
-      v.c.re = nx__dbl(nx_load_float32_f64((uint32_t)b));
-      v.c.im = nx__dbl(nx_load_float32_f64((uint32_t)(b >> 32)));
+      v.c.re = nx__f64_of_bits(nx_load_float32_f64((uint32_t)b));
+      v.c.im = nx__f64_of_bits(nx_load_float32_f64((uint32_t)(b >> 32)));
     }
     break;
   case NX_KIND_SIGNED: v.i = nx__int_value(b, bits, 1); break;
@@ -105,14 +95,14 @@ static inline nx__v nx__load(nx_dtype dt, const nx__arg *a, int64_t i) {
 static inline void nx__store(nx_dtype dt, const nx__arg *a, int64_t i, nx__v v) {
   int bits = nx_dtype_bits_of(dt);
   switch (nx_dtype_kind_of(dt)) {
-  case NX_KIND_FLOAT: nx__st(bits, a, i, nx_dtype_store_f64bits(dt, nx__bits(v.f))); return;
+  case NX_KIND_FLOAT: nx__st(bits, a, i, nx_dtype_store_f64bits(dt, nx__f64_bits(v.f))); return;
   case NX_KIND_COMPLEX:
     if (dt == NX_COMPLEX128) {
-      nx__st(64, a, i, nx__bits(v.c.re));
-      nx__st_hi(a, i, nx__bits(v.c.im));
+      nx__st(64, a, i, nx__f64_bits(v.c.re));
+      nx__st_hi(a, i, nx__f64_bits(v.c.im));
     } else {
       nx__st(64, a, i,
-             (uint64_t)nx_store_float32_f64(nx__bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__bits(v.c.im)) << 32);
+             (uint64_t)nx_store_float32_f64(nx__f64_bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__f64_bits(v.c.im)) << 32);
     }
     return;
   case NX_KIND_SIGNED:

@@ -53,40 +53,40 @@ static long double fn2l(nx__bop op, long double x, long double y) {
 /* The store of a double result y into the small format dt, the side of a
    nearby midpoint decided by the more precise yl(). */
 static uint64_t settle(nx_dtype dt, double y, long double yl) {
-  uint64_t r = nx_dtype_store_f64bits(dt, nx__bits(y));
+  uint64_t r = nx_dtype_store_f64bits(dt, nx__f64_bits(y));
   if (!isfinite(y) || y == 0) return r;
   double d = fabs(y) * 0x1p-40, lo = y - d, hi = y + d;
-  uint64_t a = nx_dtype_store_f64bits(dt, nx__bits(lo)), b = nx_dtype_store_f64bits(dt, nx__bits(hi));
+  uint64_t a = nx_dtype_store_f64bits(dt, nx__f64_bits(lo)), b = nx_dtype_store_f64bits(dt, nx__f64_bits(hi));
   if (a == b) return r;
-  double va = nx__dbl(nx_dtype_load_f64bits(dt, a)), vb = nx__dbl(nx_dtype_load_f64bits(dt, b));
-  if (!isfinite(va) || !isfinite(vb)) return nx_dtype_store_f64bits(dt, nx__bits((double)yl));
+  double va = nx__f64_of_bits(nx_dtype_load_f64bits(dt, a)), vb = nx__f64_of_bits(nx_dtype_load_f64bits(dt, b));
+  if (!isfinite(va) || !isfinite(vb)) return nx_dtype_store_f64bits(dt, nx__f64_bits((double)yl));
   double mid = va / 2 + vb / 2; /* exact: both are values of a format of 16 bits or fewer */
   if (yl < (long double)mid) return a;
   if (yl > (long double)mid) return b;
-  return nx_dtype_store_f64bits(dt, nx__bits(mid));
+  return nx_dtype_store_f64bits(dt, nx__f64_bits(mid));
 }
 
 uint64_t nx__math1(nx__uop op, nx_dtype dt, double x) {
-  if (dt == NX_FLOAT64) return nx__bits((double)nx__fn1l(op, x));
+  if (dt == NX_FLOAT64) return nx__f64_bits((double)nx__fn1l(op, x));
   double y = nx__fn1(op, x);
-  if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__bits(y));
+  if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__f64_bits(y));
   double d = fabs(y) * 0x1p-40;
   if (isfinite(y) && y != 0 &&
-      nx_dtype_store_f64bits(dt, nx__bits(y - d)) != nx_dtype_store_f64bits(dt, nx__bits(y + d)))
+      nx_dtype_store_f64bits(dt, nx__f64_bits(y - d)) != nx_dtype_store_f64bits(dt, nx__f64_bits(y + d)))
     return settle(dt, y, nx__fn1l(op, x));
-  return nx_dtype_store_f64bits(dt, nx__bits(y));
+  return nx_dtype_store_f64bits(dt, nx__f64_bits(y));
 }
 
 uint64_t nx__math2(nx__bop op, nx_dtype dt, double x, double y) {
   /* pow(1, y) and pow(x, 0) are 1 for every NaN: libm answers NaN for a
      signalling one, which a small format's NaN loads as in double. */
-  if (op == NX__POW && (x == 1 || y == 0)) return nx_dtype_store_f64bits(dt, nx__bits(1.0));
-  if (dt == NX_FLOAT64) return nx__bits((double)fn2l(op, x, y));
+  if (op == NX__POW && (x == 1 || y == 0)) return nx_dtype_store_f64bits(dt, nx__f64_bits(1.0));
+  if (dt == NX_FLOAT64) return nx__f64_bits((double)fn2l(op, x, y));
   double r = op == NX__POW ? pow(x, y) : atan2(x, y);
-  if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__bits(r));
+  if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__f64_bits(r));
   double d = fabs(r) * 0x1p-40;
   if (isfinite(r) && r != 0 &&
-      nx_dtype_store_f64bits(dt, nx__bits(r - d)) != nx_dtype_store_f64bits(dt, nx__bits(r + d)))
+      nx_dtype_store_f64bits(dt, nx__f64_bits(r - d)) != nx_dtype_store_f64bits(dt, nx__f64_bits(r + d)))
     return settle(dt, r, fn2l(op, x, y));
-  return nx_dtype_store_f64bits(dt, nx__bits(r));
+  return nx_dtype_store_f64bits(dt, nx__f64_bits(r));
 }

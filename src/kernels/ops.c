@@ -129,18 +129,18 @@ void nx__uop_apply(nx__uop op, nx_dtype dt, uint64_t *lo, uint64_t *hi) {
         *hi ^= (uint64_t)1 << 63;
         return;
       }
-      v = of_c(1.0 / cmplx(nx__dbl(*lo), nx__dbl(*hi)));
-      *lo = nx__bits(v.c.re);
-      *hi = nx__bits(v.c.im);
+      v = of_c(1.0 / cmplx(nx__f64_of_bits(*lo), nx__f64_of_bits(*hi)));
+      *lo = nx__f64_bits(v.c.re);
+      *hi = nx__f64_bits(v.c.im);
       return;
     }
     if (op == NX__NEG) {
       *lo ^= 0x8000000080000000ull;
       return;
     }
-    double re = nx__dbl(nx_load_float32_f64((uint32_t)*lo)), im = nx__dbl(nx_load_float32_f64((uint32_t)(*lo >> 32)));
+    double re = nx__f64_of_bits(nx_load_float32_f64((uint32_t)*lo)), im = nx__f64_of_bits(nx_load_float32_f64((uint32_t)(*lo >> 32)));
     v = of_c(1.0 / cmplx(re, im));
-    *lo = (uint64_t)nx_store_float32_f64(nx__bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__bits(v.c.im)) << 32;
+    *lo = (uint64_t)nx_store_float32_f64(nx__f64_bits(v.c.re)) | (uint64_t)nx_store_float32_f64(nx__f64_bits(v.c.im)) << 32;
     return;
   }
   if (k == NX_KIND_SIGNED || k == NX_KIND_UNSIGNED) {
@@ -164,7 +164,7 @@ void nx__uop_apply(nx__uop op, nx_dtype dt, uint64_t *lo, uint64_t *hi) {
     *lo = b & ~sb;
     return;
   }
-  double x = nx__dbl(nx_dtype_load_f64bits(dt, b)), r;
+  double x = nx__f64_of_bits(nx_dtype_load_f64bits(dt, b)), r;
   switch (op) {
   case NX__RECIP: r = 1.0 / x; break;
   case NX__SIGN:
@@ -177,12 +177,12 @@ void nx__uop_apply(nx__uop op, nx_dtype dt, uint64_t *lo, uint64_t *hi) {
   case NX__ROUND: r = round(x); break;
   case NX__SQRT:
     if (dt == NX_FLOAT64) {
-      *lo = nx__bits(sqrt(x));
+      *lo = nx__f64_bits(sqrt(x));
       return;
     }
     r = sqrt(x); /* double holds 2p+2 bits of every narrower format: one rounding */
     break;
   default: *lo = nx__math1(op, dt, x); return;
   }
-  *lo = nx_dtype_store_f64bits(dt, nx__bits(r));
+  *lo = nx_dtype_store_f64bits(dt, nx__f64_bits(r));
 }

@@ -36,7 +36,7 @@ static void src_init(src *s, const nx__mop *o) {
   s->kind = o->dt == NX_FLOAT32 ? S_F32 : o->dt == NX_BFLOAT16 ? S_BF16 : o->dt == NX_FLOAT16 ? S_F16
           : bits == 8 ? S_BYTE : S_NIBBLE;
   if (bits <= 8)
-    for (int i = 0; i < (1 << bits); i++) s->lut[i] = (float)nx__dbl(nx_dtype_load_f64bits(o->dt, (uint64_t)i));
+    for (int i = 0; i < (1 << bits); i++) s->lut[i] = (float)nx__f64_of_bits(nx_dtype_load_f64bits(o->dt, (uint64_t)i));
 }
 
 /* The element at position e, exactly as a float32. */
@@ -58,7 +58,7 @@ static inline float ld(const src *s, int64_t e) {
   case S_F16: {
     uint16_t h;
     memcpy(&h, s->base + e * 2, 2);
-    return (float)nx__dbl(nx_dtype_load_f64bits(NX_FLOAT16, h));
+    return (float)nx__f64_of_bits(nx_dtype_load_f64bits(NX_FLOAT16, h));
   }
   case S_BYTE: return s->lut[(uint8_t)s->base[e]];
   default: {
