@@ -4,6 +4,7 @@
 #define NX_H
 
 #include "nx_version.h"
+#include "nx_alloc.h"
 #include "nx_error.h"
 #include "nx_dtype.h"
 #include "nx_layout.h"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Routes every allocation in src/ through nx's allocator (src/base/alloc.h):
-rewrites raw malloc, calloc, realloc, aligned_alloc and free calls into
-nx__malloc, nx__calloc, nx__realloc, nx__aligned_alloc and nx__free, and adds
+rewrites raw malloc, calloc, realloc, aligned_alloc, free, strdup and
+strndup calls into their nx__ forms (nx__malloc, ...), and adds
 the include where a file needs it. Idempotent: run it again after merging
 code that allocates. src/base/alloc.c, the allocator itself, is left alone.
 
@@ -17,7 +17,13 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SRC = os.path.join(ROOT, "src")
 ALLOCATOR = os.path.join("src", "base", "alloc.c")
 # A call: the name, not part of a longer identifier or a member (->free).
-CALL = re.compile(r"(?<![\w.>])(malloc|calloc|realloc|aligned_alloc|free)\s*\(")
+CALL = re.compile(r"(?<![\w.>])(malloc|calloc|realloc|aligned_alloc|free|strdup|strndup)\s*\(")
+# Calls of other libraries that allocate with the C library's malloc memory
+# nx would free, or free with the C library's free memory nx allocated: with
+# a program's allocator (nx_set_allocator) either is a mismatch. --check
+# reports them; they are rewritten by hand (json_dumpb into nx's memory, a
+# zip source that does not free its buffer).
+FOREIGN = re.compile(r"(?<![\w.>])(json_dumps|zip_source_buffer(?:_create)?\s*\([^;]*,\s*1\s*[,)])")
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
@@ -26,6 +32,12 @@ def code_calls(text):
     stripped = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     stripped = re.sub(r'"(\\.|[^"\\\n])*"', lambda m: " " * len(m.group(0)), stripped)
     return [(stripped.count("\n", 0, m.start()) + 1, m.group(1), m.start()) for m in CALL.finditer(stripped)]
+
+
+def foreign_calls(text):
+    """The calls of FOREIGN outside comments and strings, as (line, name)."""
+    stripped = COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return [(stripped.count("\n", 0, m.start()) + 1, m.group(1), m.start()) for m in FOREIGN.finditer(stripped)]
 
 
 def include_line(path):
@@ -78,6 +90,9 @@ def main():
         if check:
             for line, name, _ in code_calls(text):
                 print(f"{rel}:{line}: raw {name}() (tools/alloc_sites.py rewrites it)")
+                left += 1
+            for line, name, _ in foreign_calls(text):
+                print(f"{rel}:{line}: {name.split('(')[0].strip()}() allocates or frees with the C library's functions")
                 left += 1
             continue
         new = rewrite(p, text)

@@ -13,6 +13,9 @@ void *nx__calloc(size_t count, size_t n);
 void *nx__realloc(void *p, size_t n);
 void *nx__aligned_alloc(size_t align, size_t n);
 void nx__free(void *p);
+/* strdup and strndup through the same allocator (NULL when out of memory). */
+char *nx__strdup(const char *s);
+char *nx__strndup(const char *s, size_t n);
 
 #ifdef NX_TESTING
 /* nx__alloc_fail_at(k) makes the k-th allocation from now fail (returning
@@ -22,6 +25,8 @@ void nx__free(void *p);
 void nx__alloc_fail_at(long k);
 long nx__alloc_count(void);
 long nx__alloc_failed(void);
+/* How many allocations are live (made and not yet freed), all threads. */
+long nx__alloc_live(void);
 #endif
 
 #endif

@@ -90,7 +90,7 @@ int nx_io_open(const char *path, nx_io_file **out) {
   static const char fn[] = "nx_io_open";
   if (!path || !out) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, path ? "f" : "path");
   nx_io_file *f = nx__calloc(1, sizeof *f);
-  if (!f || !(f->path = strdup(path))) {
+  if (!f || !(f->path = nx__strdup(path))) {
     nx__free(f);
     return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, path);
   }

@@ -120,7 +120,7 @@ int nx__npz_parse(nx_io_file *f, const char *fn) {
                       (long long)((int64_t)st.size - h.data_offset), (long long)h.t.bytes);
     int dup;
     len -= 4;
-    char *name = strndup(st.name, len);
+    char *name = nx__strndup(st.name, len);
     if (!name) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, where);
     if (nx_io_file_find(f, name, &dup) == 0) {
       nx__free(name);

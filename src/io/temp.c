@@ -68,7 +68,7 @@ int nx__io_temp_commit(nx__io_temp *t, const char *path, const char *fn) {
   }
   /* The rename lasts once the folder is on disk too. */
   const char *slash = strrchr(path, '/');
-  char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+  char *dir = slash ? nx__strndup(path, (size_t)(slash - path) + 1) : nx__strdup(".");
   int dfd = dir ? open(dir, O_RDONLY) : -1;
   if (dfd >= 0) {
     fsync(dfd);

@@ -41,7 +41,7 @@ int nx_io_writer_open(const char *path, nx_io_format fmt, nx_io_writer **w) {
     return nx__fail(NX_EINVAL, "%s: %s: this nx was built without a JSON library, for safetensors", fn, path);
 #endif
   nx_io_writer *r = nx__calloc(1, sizeof *r);
-  if (!r || !(r->path = strdup(path))) {
+  if (!r || !(r->path = nx__strdup(path))) {
     nx__free(r);
     return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, path);
   }
@@ -82,8 +82,8 @@ int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value) {
     w->meta_cap = cap;
   }
   nx__io_meta *m = &w->meta[w->nmeta];
-  m->key = strdup(key);
-  m->value = strdup(value);
+  m->key = nx__strdup(key);
+  m->value = nx__strdup(value);
   if (!m->key || !m->value) {
     nx__free(m->key);
     nx__free(m->value);
@@ -124,7 +124,7 @@ int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a) {
   item *it = &w->items[w->n];
   nx_move keep;
   nx_move_slice(&keep, NULL, NULL, NULL, 0); /* slices no axis: a view of the same elements */
-  if (!(it->name = strdup(name))) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
+  if (!(it->name = nx__strdup(name))) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
   int s = nx_array_move(&keep, a, &it->a);
   if (s != 0) {
     nx__free(it->name);
@@ -197,7 +197,16 @@ static int commit_safetensors(nx_io_writer *w, nx__io_temp *t, const char *fn) {
     json_array_append_new(offs, json_integer(off + bytes));
     off += bytes;
   }
-  char *text = s == 0 ? json_dumps(root, JSON_COMPACT) : NULL;
+  /* json_dumpb into nx's own memory: json_dumps would allocate it with the
+     C library's malloc, which nx's free must not be handed. */
+  size_t need = s == 0 ? json_dumpb(root, NULL, 0, JSON_COMPACT) : 0;
+  char *text = need ? nx__malloc(need + 1) : NULL;
+  if (text && json_dumpb(root, text, need, JSON_COMPACT) == need) {
+    text[need] = 0;
+  } else {
+    nx__free(text);
+    text = NULL;
+  }
   json_decref(root);
   if (!text) return nx__fail(NX_ENOMEM, "%s: %s: out of memory (or a name that is not UTF-8)", fn, w->path);
   size_t n = strlen(text), padded = (n + 7) / 8 * 8;
@@ -244,6 +253,13 @@ static int commit_npz(nx_io_writer *w, nx__io_temp *t, const char *fn) {
   int err = 0;
   zip_t *z = zip_open(t->tmp, ZIP_CREATE | ZIP_TRUNCATE, &err);
   if (!z) return nx__fail(NX_EIO, "%s: %s: the zip library cannot create the archive (error %d)", fn, w->path, err);
+  /* The entries' bytes stay nx's until the archive is written: a zip
+     source that frees its buffer would hand it to the C library's free. */
+  uint8_t **bufs = nx__calloc((size_t)(w->n ? w->n : 1), sizeof *bufs);
+  if (!bufs) {
+    zip_discard(z);
+    return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
+  }
   int s = 0;
   for (int i = 0; s == 0 && i < w->n; i++) {
     nx_array *a = w->items[i].a;
@@ -259,9 +275,9 @@ static int commit_npz(nx_io_writer *w, nx__io_temp *t, const char *fn) {
     put_mem(&m, pre, (size_t)np);
     s = nx__io_array_bytes(a, true, put_mem, &m, fn);
     char *entry = nx__malloc(strlen(w->items[i].name) + 5);
-    zip_source_t *src = s == 0 && entry ? zip_source_buffer(z, m.p, m.n, 1) : NULL;
+    bufs[i] = m.p;
+    zip_source_t *src = s == 0 && entry ? zip_source_buffer(z, m.p, m.n, 0) : NULL;
     if (s == 0 && (!entry || !src)) s = nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
-    if (!src) nx__free(m.p);
     if (s == 0) {
       sprintf(entry, "%s.npy", w->items[i].name);
       if (zip_file_add(z, entry, src, ZIP_FL_ENC_UTF_8) < 0) {
@@ -273,15 +289,13 @@ static int commit_npz(nx_io_writer *w, nx__io_temp *t, const char *fn) {
     }
     nx__free(entry);
   }
-  if (s != 0) {
-    zip_discard(z);
-    return s;
-  }
-  if (zip_close(z) != 0) {
+  if (s == 0 && zip_close(z) != 0) {
     s = nx__fail(NX_EIO, "%s: %s: the zip library cannot write the archive: %s", fn, w->path, zip_strerror(z));
-    zip_discard(z);
-    return s;
   }
+  if (s != 0) zip_discard(z);
+  for (int i = 0; i < w->n; i++) nx__free(bufs[i]);
+  nx__free(bufs);
+  if (s != 0) return s;
   t->fd = open(t->tmp, O_RDWR);
   if (t->fd < 0) return nx__fail(NX_EIO, "%s: %s: cannot reopen the written archive", fn, w->path);
   return 0;
