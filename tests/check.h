@@ -31,6 +31,14 @@ static inline int check_done(void) {
   return check_failures ? 1 : 0;
 }
 
+/* Whether the nx under test was built with OpenCL. */
+#ifdef NX_TEST_HAVE_OPENCL
+#define NX_TEST_OPENCL_BUILT 1
+#else
+#define NX_TEST_OPENCL_BUILT 0
+#endif
+#define NX_TEST_NO_OPENCL_REASON "this nx was built without OpenCL (NX_OPENCL=OFF, or no OpenCL found)"
+
 static inline int skip(const char *reason) {
   printf("SKIP: %s\n", reason);
   return 77;

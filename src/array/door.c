@@ -119,7 +119,13 @@ int nx_door_host(nx_array *const *written, int nw, nx_array *const *read, int nr
   for (int i = 0; i < L.n; i++)
     if ((s = nx_buffer_wait(op(&L, i)->b, i < L.nw ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) {
       release_upto(&L, L.n);
-      return s;
+      /* Freed by another thread since its claim (a free waits for claims
+         to end, but the wait refuses dead memory): the Dead refusal, as a
+         claim a moment later would have answered. */
+      if (nx_buffer_dead(op(&L, i)->b)) return NX_DEAD_BUFFER;
+      char why[256];
+      snprintf(why, sizeof why, "%s", nx_error_message());
+      return nx__fail(s, "%s: waiting for operand %d's pending work: %s", name, i, why);
     }
   /* The kernel's view of the operands: on the stack for the usual few. */
   nx_operand few[2 * NX_MAX_OPERANDS], *ops = L.n <= 2 * NX_MAX_OPERANDS ? few : nx__malloc((size_t)L.n * sizeof *ops);

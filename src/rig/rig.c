@@ -98,6 +98,10 @@ int nx_rig_find(const char *name, nx_device **d) {
   for (int i = 0; i < atomic_load(&count) && !found; i++)
     if (strcmp(table[i]->name, name) == 0) found = table[i];
   pthread_mutex_unlock(&table_mu);
+#ifndef NX_HAVE_OPENCL
+  if (!found && strncmp(name, "opencl:", 7) == 0)
+    return nx__fail(NX_EINVAL, "nx_rig_find: no device is named \"%.64s\": this nx was built without OpenCL", name);
+#endif
   if (!found) return nx__fail(NX_EINVAL, "nx_rig_find: no device is named \"%.64s\"", name);
   *d = found;
   return 0;

@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Concurrency stress: threads for a bounded time claiming pairs of shared
    buffers all-or-none, holding and donating or giving back, freeing,
-   submitting fills and waiting, and copying their own data through a test
-   device and back, while one test device is lost part-way. Invariants:
+   submitting fills and waiting, copying their own data through a test
+   device or an OpenCL device and back, and running kernels through the
+   door: nx_add and nx_mul on host arrays over the shared buffers (read
+   while other threads fill, donate and free them) and on their own arrays
+   on an OpenCL device (the device kernels), while one test device is lost
+   part-way. Invariants:
    - a refused claim answers a refusal for some operand, and every answer
      is one of the four;
    - every failure is a negative status with a message; fills and waits on
      shared memory answer 0, dead (NX_EINVAL) or lost (NX_ELOST);
    - a thread's own round trip reads back exactly the bytes it wrote (no
      torn or lost writes) unless its device is lost;
+   - a kernel that reads a shared buffer sees one fill's bytes in every
+     element (the door orders it after pending fills: no torn read), and
+     one refused answers a status with a message naming it;
+   - an OpenCL kernel's result, read back, is exactly the host's;
    - every wait returns (ctest's timeout would catch a hang);
    - at the end no claim is left: every live shared buffer can be held
      exclusive, and LeakSanitizer (ASan build) finds no leak.
-   Short by default (2 s, 8 threads, under TSan too: label concurrency);
-   NX_LONG_TESTS=1 runs 16 threads for NX_STRESS_SECONDS (600). */
+   16 threads; by default for NX_STRESS_SECONDS (20; also under TSan: label
+   concurrency); NX_LONG_TESTS=1 runs for 600 s unless NX_STRESS_SECONDS
+   says otherwise. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,11 +37,11 @@
 
 enum { SLOTS = 8, BYTES = 256, MAX_THREADS = 16 };
 
-static nx_device *lossy, *steady;
+static nx_device *lossy, *steady, *ocl;
 static atomic_bool lossy_lost, stop;
 static pthread_mutex_t slot_mu[SLOTS];
 static nx_buffer *slot[SLOTS];
-static atomic_long n_claims, n_refused, n_donated, n_freed, n_fills, n_trips, n_failures;
+static atomic_long n_claims, n_refused, n_donated, n_freed, n_fills, n_trips, n_failures, n_kernels, n_ocl_kernels;
 static pthread_mutex_t check_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* CHECK from any thread. */
@@ -141,7 +150,7 @@ static void fill_shared(uint64_t r) {
    place. */
 static void round_trip(uint64_t r, nx_buffer **minep) {
   nx_buffer *mine = *minep;
-  nx_device *d = (r >> 8) & 1 ? lossy : steady;
+  nx_device *d = (r >> 8) & 1 ? lossy : ocl && ((r >> 9) & 1) ? ocl : steady;
   nx_buffer *dev;
   int s = nx_buffer_create(d, NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, BYTES, &dev);
   if (s) {
@@ -167,19 +176,87 @@ static void round_trip(uint64_t r, nx_buffer **minep) {
   nx_buffer_release(dev);
 }
 
+/* nx_add of a shared buffer, seen as float32, with itself: the door claims
+   it for reading after the fills before it, so every element is one fill's
+   byte four times, doubled. Refusals (dead, held) are statuses. */
+static void kernel_shared(uint64_t r) {
+  nx_buffer *b = take((int)(r % SLOTS));
+  nx_layout l;
+  int64_t n = BYTES / 4;
+  nx_layout_contiguous(&n, 1, &l);
+  nx_array *a = NULL, *z = NULL;
+  int s = nx_array_v(NX_FLOAT32, &l, b, &a);
+  if (s == 0) s = nx_array_host(NX_FLOAT32, &n, 1, &z);
+  if (s == 0) s = nx_add(z, a, a);
+  if (s == 0) {
+    nx_value v[BYTES / 4];
+    s = nx_array_to_array(z, v, n);
+    TCHECK(s == 0, "reading a kernel's result: %s", nx_error_message());
+    int torn = 0;
+    for (int k = 1; s == 0 && k < n; k++) torn += memcmp(&v[k].f, &v[0].f, sizeof(double)) != 0;
+    TCHECK(torn == 0, "a kernel over a shared buffer saw %d elements unlike the first: a torn read", torn);
+    atomic_fetch_add(&n_kernels, 1);
+  } else if (a) {
+    failed_well(s, "nx_add over a shared buffer");
+    TCHECK(strstr(nx_error_message(), "nx_add") != NULL, "the refusal names nx_add: %s", nx_error_message());
+  } else {
+    failed_well(s, "nx_array_v over a shared buffer");
+  }
+  nx_array_free(z);
+  nx_array_free(a);
+  nx_buffer_release(b);
+}
+
+/* The thread's own arrays on the OpenCL device: x filled, z = x * x by the
+   device kernel, read back and compared with the host's product. */
+static void kernel_opencl(uint64_t r) {
+  int64_t n = 257;
+  nx_array *x = NULL, *z = NULL;
+  float f = (float)(r % 1000) / 7.0f;
+  int s = nx_array_create(ocl, NX_MEMORY_DEVICE, NX_FLOAT32, &n, 1, &x);
+  if (s == 0) s = nx_array_create(ocl, NX_MEMORY_DEVICE, NX_FLOAT32, &n, 1, &z);
+  if (s == 0) s = nx_fill(x, (nx_value){.f = f});
+  if (s == 0) s = nx_mul(z, x, x);
+  nx_array *h = NULL;
+  if (s == 0) s = nx_array_to_device(nx_rig_host(), z, &h);
+  if (s == 0) {
+    nx_value v[257];
+    s = nx_array_to_array(h, v, n);
+    float want = f * f;
+    int bad = 0;
+    for (int k = 0; s == 0 && k < n; k++) {
+      float got = (float)v[k].f; /* a float32's value, exactly */
+      bad += memcmp(&got, &want, sizeof want) != 0;
+    }
+    TCHECK(s == 0 && bad == 0, "an OpenCL product read back %d elements unlike the host's (%s)", bad, nx_error_message());
+    atomic_fetch_add(&n_ocl_kernels, 1);
+  } else {
+    failed_well(s, "a kernel on the OpenCL device");
+    TCHECK(0, "a kernel on %s failed: %d (%s)", nx_device_name(ocl), s, nx_error_message());
+  }
+  nx_array_free(h);
+  nx_array_free(z);
+  nx_array_free(x);
+}
+
 static void *worker(void *arg) {
   uint64_t seed = (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ull + 1;
   nx_buffer *mine;
   if (nx_buffer_create(nx_rig_host(), NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, BYTES, &mine)) return NULL;
   while (!atomic_load(&stop)) {
     uint64_t r = splitmix64_next(&seed);
-    switch (r % 8) {
-    case 0: case 1: case 2: claim_pair(r >> 3); break;
-    case 3: donate(r >> 3); break;
-    case 4: free_one(r >> 3); break;
-    case 5: case 6: fill_shared(r >> 3); break;
+    switch (r % 11) {
+    case 0: case 1: case 2: claim_pair(r >> 4); break;
+    case 3: donate(r >> 4); break;
+    case 4: free_one(r >> 4); break;
+    case 5: case 6: fill_shared(r >> 4); break;
+    case 7: kernel_shared(r >> 4); break;
+    case 8:
+      if (ocl) kernel_opencl(r >> 4);
+      else kernel_shared(r >> 4);
+      break;
     default:
-      if (mine) round_trip(r >> 3, &mine);
+      if (mine) round_trip(r >> 4, &mine);
       break;
     }
   }
@@ -189,10 +266,16 @@ static void *worker(void *arg) {
 
 int main(void) {
   bool long_run = getenv("NX_LONG_TESTS") && strcmp(getenv("NX_LONG_TESTS"), "1") == 0;
-  double secs = 2;
-  int nthreads = long_run ? 16 : 8;
-  if (long_run) secs = getenv("NX_STRESS_SECONDS") ? atof(getenv("NX_STRESS_SECONDS")) : 600;
+  const char *env = getenv("NX_STRESS_SECONDS");
+  double secs = env ? atof(env) : long_run ? 600 : 20;
+  if (!(secs > 0)) secs = 20;
+  int nthreads = 16;
   if (!nx_rig_host() || nx_rig_test_device(&lossy) || nx_rig_test_device(&steady)) return skip("no test devices");
+  if (nx_rig_find("opencl:0", &ocl) != 0) {
+    ocl = NULL;
+    CHECK(!NX_TEST_OPENCL_BUILT, "nx has OpenCL but opencl:0 is missing (PoCL: POCL_DEVICES=pthread): %s", nx_error_message());
+    printf("skipped: the OpenCL round trips and kernels: %s\n", NX_TEST_NO_OPENCL_REASON);
+  }
   for (int k = 0; k < SLOTS; k++) {
     pthread_mutex_init(&slot_mu[k], NULL);
     slot[k] = fresh(k);
@@ -213,10 +296,13 @@ int main(void) {
       CHECK(nx_buffer_hold_exclusive(slot[k]) == 0 && nx_buffer_unhold(slot[k]) == 0, "slot %d after the threads: %s", k, nx_error_message());
     nx_buffer_release(slot[k]);
   }
-  CHECK(n_claims > 0 && n_refused > 0 && n_donated > 0 && n_freed > 0 && n_trips > 0, "every kind of operation ran");
+  CHECK(n_claims > 0 && n_refused > 0 && n_donated > 0 && n_freed > 0 && n_trips > 0 && n_kernels > 0 &&
+            (!ocl || n_ocl_kernels > 0),
+        "every kind of operation ran");
   printf("%d threads for %.0f s: %ld claims granted, %ld refused, %ld donations, %ld frees, %ld fills, %ld round trips checked, "
-         "%ld failures each with a message; lossy device lost: %s\n",
+         "%ld host kernels over shared buffers checked, %ld OpenCL kernels checked, %ld failures each with a message; "
+         "lossy device lost: %s\n",
          nthreads, secs, (long)n_claims, (long)n_refused, (long)n_donated, (long)n_freed, (long)n_fills, (long)n_trips,
-         (long)n_failures, nx_device_lost(lossy) ? "yes" : "no");
+         (long)n_kernels, (long)n_ocl_kernels, (long)n_failures, nx_device_lost(lossy) ? "yes" : "no");
   return check_done();
 }

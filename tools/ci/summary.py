@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Sums ctest's JUnit reports into one line, "N passed, M failed, K skipped",
 with every skip's reason (the test's "SKIP: ..." line) listed above it.
-A missing report or a failed build counts as a failure. Exit status 1 on
+The reports named are the ones expected: a missing one, or a failed build,
+counts as a failure. Exit status 1 on
 any failure."""
 import os
 import sys
@@ -17,7 +18,10 @@ for path in sys.argv[1:]:
         failures.append(f"{os.path.basename(path)[:-10]}: build failed")
         continue
     if not os.path.exists(path):
-        # A run that selects no test (no concurrency suites yet) writes none.
+        # Every report named was expected: a run whose report is missing
+        # (ctest crashed, or ran nothing) fails rather than vanishing.
+        failed += 1
+        failures.append(f"{run}: its report {path} is missing")
         continue
     for case in ET.parse(path).getroot().iter("testcase"):
         name = f"{run}/{case.get('name')}"
