@@ -67,14 +67,20 @@ int nx__io_temp_commit(nx__io_temp *t, const char *path, const char *fn) {
     return s;
   }
   /* The rename lasts once the folder is on disk too. */
+  /* The folder's name on the stack: the file is in place already, so an
+     allocation that failed here could only skip this flush or misreport. */
   const char *slash = strrchr(path, '/');
-  char *dir = slash ? nx__strndup(path, (size_t)(slash - path) + 1) : nx__strdup(".");
-  int dfd = dir ? open(dir, O_RDONLY) : -1;
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
+  char dir[4096];
+  size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+  if (n < sizeof dir) {
+    memcpy(dir, slash ? path : ".", slash ? n : 2);
+    if (slash) dir[n] = 0;
+    int dfd = open(dir, O_RDONLY);
+    if (dfd >= 0) {
+      fsync(dfd);
+      close(dfd);
+    }
   }
-  nx__free(dir);
   nx__free(t->tmp);
   t->tmp = NULL;
   return 0;

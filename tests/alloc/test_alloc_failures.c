@@ -6,8 +6,10 @@
    it took (LeakSanitizer checks, under the ASan build), and the objects it
    was given must stay usable: the same operation on them then succeeds.
    The hook is the test variant's (src/base/alloc.h). */
+#define _DEFAULT_SOURCE /* mkdtemp */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../check.h"
 #include "../../src/base/alloc.h"
@@ -120,6 +122,61 @@ static int op_shape(void) {
   return st;
 }
 
+/* The kernels: a cast, a reduction over one axis, a matmul and a sort, on
+   the thread pool where they split. */
+static int op_kernels(void) {
+  int64_t shape[2] = {16, 24};
+  nx_array *a, *c = NULL, *m = NULL, *r = NULL, *t = NULL, *srt = NULL;
+  int s = nx_array_host(NX_FLOAT32, shape, 2, &a);
+  if (s) return s;
+  int axes[1] = {0};
+  nx_move mv;
+  nx_move_permute(&mv, (int[]){1, 0}, 2);
+  if (!(s = nx_fill(a, (nx_value){.f = 1.5})) && !(s = nx_cast_new(&c, NX_BFLOAT16, a)) &&
+      !(s = nx_sum_new(&r, c, axes, 1, false)) && !(s = nx_array_move(&mv, a, &t)) && !(s = nx_matmul_new(&m, a, t)))
+    s = nx_sort_new(&srt, a, 1, true);
+  nx_array_free(srt);
+  nx_array_free(m);
+  nx_array_free(t);
+  nx_array_free(r);
+  nx_array_free(c);
+  nx_array_free(a);
+  return s;
+}
+
+static char io_dir[64];
+
+/* Files: a safetensors file with metadata and an .npz written and read back. */
+static int op_io(void) {
+  int64_t shape[2] = {3, 5};
+  nx_array *a, *back = NULL;
+  int s = nx_array_host(NX_BFLOAT16, shape, 2, &a);
+  if (s) return s;
+  const char *names[2] = {"t.safetensors", "t.npz"};
+  nx_io_format fmts[2] = {NX_IO_SAFETENSORS, NX_IO_NPZ};
+  for (int k = 0; s == 0 && k < 2; k++) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", io_dir, names[k]);
+    nx_io_writer *w;
+    if ((s = nx_io_writer_open(path, fmts[k], &w))) break;
+    if ((k == 0 && (s = nx_io_writer_metadata(w, "k", "v"))) || (s = nx_io_writer_add(w, "x", a)) ||
+        (s = nx_io_writer_add(w, "y", a))) {
+      nx_io_writer_abort(w);
+      break;
+    }
+    if ((s = nx_io_writer_commit(w))) break; /* commit frees the writer either way */
+    nx_io_file *f;
+    if ((s = nx_io_open(path, &f))) break;
+    int i;
+    if (!(s = nx_io_file_find(f, "y", &i))) s = nx_io_load(f, i, &back);
+    nx_array_free(back);
+    back = NULL;
+    nx_io_close(f);
+  }
+  nx_array_free(a);
+  return s;
+}
+
 static void fail_each(const char *name, int (*op)(void)) {
   long k;
   for (k = 1; k < 10000; k++) {
@@ -147,13 +204,24 @@ int main(void) {
   if (!nx_rig_host() || nx_rig_test_device(&test_dev)) return skip("the rig did not start");
   /* Each once unfailed first: what is made once per process (tables,
      first-use set-up) is made, so every run after counts the same. */
-  int (*ops[])(void) = {op_pp_value, op_buffer_fill, op_donate, op_copy_to_test_device, op_arrays, op_dlpack, op_door_many, op_shape};
-  const char *names[] = {"dtype pp_value", "rig buffer and fill", "rig donation", "rig copy to a test device", "arrays", "dlpack", "door of 40 operands", "shape inference"};
-  for (int k = 0; k < 8; k++) {
+  snprintf(io_dir, sizeof io_dir, "/tmp/nx-oom-XXXXXX");
+  if (!mkdtemp(io_dir)) return skip("no temporary folder");
+  int (*ops[])(void) = {op_pp_value, op_buffer_fill, op_donate, op_copy_to_test_device, op_arrays,
+                        op_dlpack, op_door_many, op_shape, op_kernels, op_io};
+  const char *names[] = {"dtype pp_value", "rig buffer and fill", "rig donation", "rig copy to a test device", "arrays",
+                         "dlpack", "door of 40 operands", "shape inference", "kernels", "files"};
+  enum { NOPS = sizeof ops / sizeof ops[0] };
+  for (int k = 0; k < NOPS; k++) {
     int s = ops[k]();
     CHECK(s == 0, "%s unfailed: status %d (%s)", names[k], s, nx_error_message());
   }
-  for (int k = 0; k < 8; k++) fail_each(names[k], ops[k]);
+  for (int k = 0; k < NOPS; k++) fail_each(names[k], ops[k]);
+  char path[128];
+  snprintf(path, sizeof path, "%s/t.safetensors", io_dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/t.npz", io_dir);
+  unlink(path);
+  rmdir(io_dir);
   printf("%ld operations, %ld allocation failures injected and survived\n", total_ops, total_failed);
   return check_done();
 }
