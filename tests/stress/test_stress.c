@@ -13,9 +13,9 @@
      shared memory answer 0, dead (NX_EINVAL) or lost (NX_ELOST);
    - a thread's own round trip reads back exactly the bytes it wrote (no
      torn or lost writes) unless its device is lost;
-   - a kernel that reads a shared buffer sees one fill's bytes in every
-     element (the door orders it after pending fills: no torn read), and
-     one refused answers a status with a message naming it;
+   - a kernel that reads a shared buffer sees its one fill's bytes in every
+     element while other threads donate and free it (no torn or freed
+     read), and one refused answers a status with a message naming it;
    - an OpenCL kernel's result, read back, is exactly the host's;
    - every wait returns (ctest's timeout would catch a hang);
    - at the end no claim is left: every live shared buffer can be held
@@ -35,7 +35,13 @@
 #include "nx.h"
 #include "rig_test.h"
 
-enum { SLOTS = 8, BYTES = 256, MAX_THREADS = 16 };
+/* Slots below FILL_SLOTS are filled by any thread at any time; the others
+   hold one fill's bytes from their creation on, so that kernels read them
+   while other threads claim, donate and free them but never write them: the
+   door orders a host kernel against donations and frees, and a program
+   orders it against work other threads submit (Nx_array's read), which
+   this test does not. */
+enum { SLOTS = 8, FILL_SLOTS = 6, BYTES = 256, MAX_THREADS = 16 };
 
 static nx_device *lossy, *steady, *ocl;
 static atomic_bool lossy_lost, stop;
@@ -66,6 +72,12 @@ static nx_buffer *fresh(int k) {
     failed_well(s, "nx_buffer_create");
     s = nx_buffer_create(nx_rig_host(), NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, BYTES, &b);
     TCHECK(s == 0, "host nx_buffer_create: %s", nx_error_message());
+  }
+  if (k >= FILL_SLOTS && b && nx_buffer_host_address(b)) {
+    /* Its bytes before any other thread sees it. */
+    s = nx_rig_submit_fill(b, 0, BYTES, (uint8_t)(0x3f + k));
+    if (s == 0) s = nx_buffer_wait(b, NX_ACCESS_READ);
+    TCHECK(s == 0, "the first fill of a kernels' slot: %s", nx_error_message());
   }
   return b;
 }
@@ -134,7 +146,7 @@ static void free_one(uint64_t r) {
 }
 
 static void fill_shared(uint64_t r) {
-  nx_buffer *b = take((int)(r % SLOTS));
+  nx_buffer *b = take((int)(r % FILL_SLOTS));
   int s = nx_rig_submit_fill(b, 0, BYTES, (uint8_t)r);
   if (s == 0) s = nx_buffer_wait(b, NX_ACCESS_READ);
   if (s) {
@@ -176,11 +188,12 @@ static void round_trip(uint64_t r, nx_buffer **minep) {
   nx_buffer_release(dev);
 }
 
-/* nx_add of a shared buffer, seen as float32, with itself: the door claims
-   it for reading after the fills before it, so every element is one fill's
-   byte four times, doubled. Refusals (dead, held) are statuses. */
+/* nx_add of a shared buffer of the kernels' slots, seen as float32, with
+   itself: every element is its one fill's byte four times, doubled, while
+   other threads claim, donate and free it. Refusals (dead, held, off the
+   host) are statuses naming nx_add. */
 static void kernel_shared(uint64_t r) {
-  nx_buffer *b = take((int)(r % SLOTS));
+  nx_buffer *b = take(FILL_SLOTS + (int)(r % (SLOTS - FILL_SLOTS)));
   nx_layout l;
   int64_t n = BYTES / 4;
   nx_layout_contiguous(&n, 1, &l);
