@@ -17,6 +17,10 @@ typedef struct uctx {
 
 /* n elements from x at xp by xs to z at zp by zs. */
 static void copy_run(int bits, void *zb, int64_t zp, int64_t zs, void *xb, int64_t xp, int64_t xs, int64_t n) {
+  if (bits >= 8 && zs == 1 && xs == 1) { /* stride 1 into a contiguous row: one block */
+    memcpy((char *)zb + zp * (bits / 8), (char *)xb + xp * (bits / 8), (size_t)n * (size_t)(bits / 8));
+    return;
+  }
 #define RUN(T)                                                                                              \
   do {                                                                                                      \
     T *zt = (T *)zb + zp;                                                                                   \
@@ -41,6 +45,10 @@ static void copy_run(int bits, void *zb, int64_t zp, int64_t zs, void *xb, int64
 }
 
 static void fill_run(int bits, void *zb, int64_t zp, int64_t zs, int64_t n, uint64_t pad) {
+  if (bits >= 8 && zs == 1 && pad == 0) {
+    memset((char *)zb + zp * (bits / 8), 0, (size_t)n * (size_t)(bits / 8));
+    return;
+  }
   for (int64_t i = 0; i < n; i++) {
     nx__arg d = nx__at(zb, bits, zp + i * zs);
     nx__st(bits < 128 ? bits : 64, &d, 0, pad);
