@@ -72,8 +72,8 @@ NX_API int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b);
    the door's refusals, NX_WRONG_DTYPE's message for a result of another
    dtype, NX_SHAPE_MISMATCH's for other shapes or batch axes, all before
    any write; NX_EINVAL, declined, with "<op>: LAPACKE does not compute
-   this case (<dtype>)" for another dtype of a or a matrix extent past
-   2^30, and "LAPACKE (not built in)" in place of "LAPACKE" where the build
+   this case (<dtype>)" for another dtype of a or a matrix extent of
+   2^30 or more, and "LAPACKE (not built in)" in place of "LAPACKE" where the build
    lacks it; and NX_ENOMEM where scratch space cannot be made. A numeric failure is a
    status of its own, with a message naming the operation, a's dtype and
    shape and the first batch index (in C order of the batch axes) that

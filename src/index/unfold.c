@@ -83,24 +83,27 @@ static void rows(void *vc, int64_t u0, int64_t u1) {
     for (int j = 0; j < k; j++) start[j] = i[j] * w->dil[j] - w->lo[j];
     /* the windows whose last windowed coordinate is inside x: [oa, ob) */
     int64_t st = w->stride[last], s0 = start[last], n = w->out[last];
-    int64_t oa = s0 >= 0 ? 0 : (-s0 + st - 1) / st;
+    int64_t oa = s0 >= 0 ? 0 : -s0 / st + (-s0 % st != 0);
     int64_t ob = s0 > w->ext[last] - 1 ? 0 : (w->ext[last] - 1 - s0) / st + 1;
     if (ob > n) ob = n;
     if (oa > ob) oa = ob;
     int64_t o[NX_MAX_RANK] = {0};
     for (int64_t l = 0; l < w->nwin; l += n) {
-      bool inside = true;
-      int64_t xq = xp + s0 * xs[last];
-      for (int j = 0; j < last; j++) {
+      /* positions only of coordinates inside x: a padding's coordinate
+         times a stride may pass INT64_MAX */
+      bool inside = oa < ob;
+      int64_t xq = xp;
+      for (int j = 0; j < last && inside; j++) {
         int64_t p = start[j] + o[j] * w->stride[j];
         if (p < 0 || p >= w->ext[j]) inside = false;
-        xq += p * xs[j];
+        else xq += p * xs[j];
       }
       int64_t zq = zp + l * zcol;
       if (!inside) fill_run(c->bits, c->z->base, zq, zcol, n, c->pad);
       else {
+        xq += (s0 + oa * st) * xs[last];
         fill_run(c->bits, c->z->base, zq, zcol, oa, c->pad);
-        copy_run(c->bits, c->z->base, zq + oa * zcol, zcol, c->x->base, xq + oa * st * xs[last], st * xs[last], ob - oa);
+        copy_run(c->bits, c->z->base, zq + oa * zcol, zcol, c->x->base, xq, ob - oa > 1 ? st * xs[last] : 0, ob - oa);
         fill_run(c->bits, c->z->base, zq + ob * zcol, zcol, n - ob, c->pad);
       }
       for (int j = last - 1; j >= 0; j--) {

@@ -239,17 +239,22 @@ static int trsv(nx__lin *c, int64_t t, parts *p, int *info) {
   return 0;
 }
 
-/* The scratch one batch needs: a generous bound over every part above. */
+/* The scratch one batch needs: a generous bound over every part above, or
+   0 where it passes SIZE_MAX (a broadcast a can be large without memory). */
 static size_t scratch(const nx__lin *c) {
-  nx_dtype dt = c->dt, ct = nx__lin_complex(dt);
+  nx_dtype ct = nx__lin_complex(c->dt);
   int64_t m = ld_of(c->m), n = ld_of(c->n), big = m > n ? m : n, k = ld_of(c->rhs);
-  return 4 * bytes(big * big, ct) + 4 * bytes(big + 1, ct) + bytes(big * k, dt) + 64;
+  int64_t elems, more;
+  if (__builtin_mul_overflow(big, big, &elems) || __builtin_mul_overflow(big, k, &more) ||
+      __builtin_add_overflow(elems, more, &elems) || elems > INT64_MAX / 128)
+    return 0;
+  return 5 * bytes(elems, ct) + 4 * bytes(big + 1, ct) + 64;
 }
 
 int nx__lin_batch(nx__lin *c, int64_t t, int *info) {
   pthread_once(&once, no_nancheck);
   parts p = {NULL, 0, scratch(c)};
-  if (!(p.block = nx__malloc(p.cap))) return NX_ENOMEM;
+  if (!p.cap || !(p.block = nx__malloc(p.cap))) return NX_ENOMEM;
   int s;
   switch (c->kind) {
   case NX__L_CHOL: s = cholesky(c, t, &p, info); break;

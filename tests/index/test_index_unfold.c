@@ -164,6 +164,17 @@ static void unfold_elements(void) {
   check_unfold(NX_FLOAT32, xc, 2, &g1, false, true); /* no leading axis but the channels */
   check_unfold(NX_INT32, x3, 5, &g3, false, false);
   check_unfold(NX_FLOAT16, x3, 5, &g3, true, true);
+  /* int64 extremes that fit: a dilation and a padding of 2^61 (the window's
+     first element always in the padding), a stride of 2^62 (one window) */
+  geo gx = {2, {2, 1}, {1, INT64_C(1) << 62}, {INT64_C(1) << 61, 1}, {INT64_C(1) << 61, 0, 0, 0}};
+  int64_t xx[4] = {1, 2, 5, 4};
+  check_unfold(NX_FLOAT32, xx, 4, &gx, false, false);
+  check_unfold(NX_INT8, xx, 4, &gx, true, true);
+  /* large enough for the pool to split the rows */
+  geo gb = {2, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  int64_t xb[4] = {4, 8, 20, 20};
+  check_unfold(NX_FLOAT32, xb, 4, &gb, false, false);
+  check_unfold(NX_FLOAT32, xb, 4, &gb, true, true);
 }
 
 /* conv2d: w [O, C, kh, kw] as [O, C*kh*kw] times unfold(x) [N, C*kh*kw, L]. */
@@ -320,6 +331,10 @@ static void folds(void) {
   fold_sums(NX_INT8, z2, 4, &g2);
   fold_sums(NX_BOOL, z1, 2, &g1);
   fold_sums(NX_FLOAT32, z3, 5, &g3);
+  geo gb = {2, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  int64_t zb[4] = {4, 8, 20, 20};
+  fold_sums(NX_FLOAT32, zb, 4, &gb); /* large enough for the pool */
+  fold_counts(zb, 4, &gb);
   fold_counts(z2, 4, &g2);
   fold_counts(z1, 2, &g1);
   fold_counts(z3, 5, &g3);

@@ -442,6 +442,20 @@ static void layouts(void) {
     CHECK(close_enough(r, f, n * n, NX_FLOAT64, n, 10), "flipped: error %Lg", err(r, f, n * n));
     free(l), free(r), free(f);
   }
+  /* empty matrices: nothing to compute, the shapes still right */
+  int64_t z0[3] = {2, 0, 0};
+  nx_array *Z0 = NULL, *r1 = NULL, *r2 = NULL, *r3 = NULL;
+  nx_array_host(NX_FLOAT64, z0, 3, &Z0);
+  CHECK(nx_cholesky_new(&r1, Z0, false) == 0 && count(r1) == 0, "cholesky of [2, 0, 0]: %s", nx_error_message());
+  nx_array_free(r1), r1 = NULL;
+  CHECK(nx_eig_new(&r1, &r2, Z0) == 0 && count(r1) == 0, "eig of [2, 0, 0]: %s", nx_error_message());
+  nx_array_free(r1), nx_array_free(r2), r1 = r2 = NULL;
+  CHECK(nx_eigh_new(&r1, &r2, Z0) == 0 && count(r2) == 0, "eigh of [2, 0, 0]: %s", nx_error_message());
+  nx_array_free(r1), nx_array_free(r2), r1 = r2 = NULL;
+  CHECK(nx_svd_new(&r1, &r2, &r3, Z0, true) == 0 && count(r2) == 0, "svd of [2, 0, 0]: %s", nx_error_message());
+  nx_array_free(r1), nx_array_free(r2), nx_array_free(r3), r1 = r2 = r3 = NULL;
+  CHECK(nx_triangular_solve_new(&r1, Z0, Z0, false, false, false) == 0, "solve of [2, 0, 0]: %s", nx_error_message());
+  nx_array_free(r1), nx_array_free(Z0);
   int64_t es[3] = {2, 0, 3};
   nx_array *E = NULL, *Q = NULL, *R = NULL;
   nx_array_host(NX_FLOAT32, es, 3, &E);
