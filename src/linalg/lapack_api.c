@@ -31,8 +31,6 @@ static const char *detail(int s) {
   switch (s) {
   case NX_ENOTPD: return "the leading minor of order %d is not positive definite";
   case NX_ESINGULAR: return "diagonal element %d is zero";
-  case NX_ENOCONV: return "LAPACK's info %d";
-  case NX_ENOMEM: return "LAPACK's info %d";
   default: return "LAPACK's info %d";
   }
 }
