@@ -32,11 +32,20 @@ if(NX_BLAS AND NX_OPENBLAS_LIB AND NX_CBLAS_INCLUDE)
     list(APPEND NX_BUILD_LIBS ${NX_LAPACKE_LIB})
     list(APPEND NX_INSTALL_LIBS lapacke)
     set(NX_PC_LIBS_PRIVATE "-llapacke ${NX_PC_LIBS_PRIVATE}")
+    # Named as needed even where the linker drops libraries no symbol of
+    # the library itself uses (gcc's default --as-needed outside sanitizer
+    # builds): liblapacke's own dependency on liblapack.so.3 is resolved
+    # through the system's search, not this RUNPATH, and finds the same
+    # soname already loaded only if nx named it.
+    set(_blas_pair)
     foreach(l NX_LAPACK_LIB NX_BLAS_LIB)
       if(${l})
-        list(APPEND NX_BUILD_LIBS ${${l}})
+        list(APPEND _blas_pair ${${l}})
       endif()
     endforeach()
+    if(_blas_pair)
+      list(APPEND NX_BUILD_LIBS "-Wl,--push-state,--no-as-needed" ${_blas_pair} "-Wl,--pop-state")
+    endif()
   endif()
   list(APPEND NX_BUILD_LIBS ${NX_OPENBLAS_LIB})
   list(APPEND NX_INSTALL_LIBS openblas)

@@ -30,7 +30,10 @@ extern "C" {
   X(EINVAL, -1, "invalid argument")                               \
   X(ENOMEM, -2, "out of memory")                                  \
   X(ELOST, -3, "device lost")                                     \
-  X(EIO, -4, "input/output error")
+  X(EIO, -4, "input/output error")                               \
+  X(ENOTPD, -5, "matrix not positive definite")                   \
+  X(ESINGULAR, -6, "matrix singular")                             \
+  X(ENOCONV, -7, "no convergence")
 
 enum nx_status {
 #define NX__STATUS(name, value, text) NX_##name = value,

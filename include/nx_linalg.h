@@ -59,6 +59,85 @@ NX_API int nx_matmul(nx_array *z, nx_array *a, nx_array *b);
    broadcast. */
 NX_API int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b);
 
+/* ---- Linear algebra (LAPACKE) -------------------------------------------
+
+   Each operation below works on the matrices along the last two axes of
+   its operands, batched over the leading axes, which every operand has
+   alike (no broadcasting). a is float32, float64, complex64 or complex128;
+   a "real" result is float32 for float32 and complex64, float64 for the
+   others, and a "complex" one complex64 for float32 and complex64,
+   complex128 for the others. Operands of any layout; a result may be
+   identical to a. Every one fails as nx_matmul does: NX_EINVAL for a NULL
+   array or out-parameter, a rank below 2 (below 1 for a vector of values),
+   the door's refusals, NX_WRONG_DTYPE's message for a result of another
+   dtype, NX_SHAPE_MISMATCH's for other shapes or batch axes, all before
+   any write; NX_EINVAL, declined, with "<op>: LAPACKE does not compute
+   this case (<dtype>)" for another dtype of a or a matrix extent of
+   2^30 or more, and "LAPACKE (not built in)" in place of "LAPACKE" where the build
+   lacks it; and NX_ENOMEM where scratch space cannot be made. A numeric failure is a
+   status of its own, with a message naming the operation, a's dtype and
+   shape and the first batch index (in C order of the batch axes) that
+   failed; the results' matrices at that and later batch indices are then
+   unspecified:
+   - NX_ENOTPD: cholesky of a matrix that is not positive definite;
+   - NX_ESINGULAR: triangular_solve with a zero on the diagonal;
+   - NX_ENOCONV: svd, eig, eigvals, eigh or eigvalsh where LAPACK's
+     iteration does not converge, or a's matrix (its lower triangle for
+     eigh and eigvalsh) has a NaN or an infinity, on which LAPACK's
+     iterations have no meaningful result. cholesky, qr and
+     triangular_solve carry NaNs into their results as LAPACK computes.
+   The results are LAPACK's (docs/linalg.md states the routines), not
+   correctly rounded; the tests check them by reconstruction. */
+
+/* nx_cholesky(l, a, upper) sets l to the Cholesky factor of the Hermitian
+   positive definite a: lower triangular with a = l l^H, or, with upper,
+   upper triangular with a = l^H l; the other triangle of l is zero. Only
+   the triangle of a on l's side is read. l of a's dtype and shape, a's last
+   two extents equal. */
+NX_API int nx_cholesky(nx_array *l, nx_array *a, bool upper);
+NX_API int nx_cholesky_new(nx_array **l, nx_array *a, bool upper);
+
+/* nx_qr(q, r, a, complete) factors a [..., m, n] as q r, q with orthonormal
+   columns (unitary for complex), r upper triangular: reduced, q [..., m, k]
+   and r [..., k, n] with k = min(m, n); complete, q [..., m, m] and r
+   [..., m, n]. q and r of a's dtype. */
+NX_API int nx_qr(nx_array *q, nx_array *r, nx_array *a, bool complete);
+NX_API int nx_qr_new(nx_array **q, nx_array **r, nx_array *a, bool complete);
+
+/* nx_svd(u, s, vh, a, full) factors a [..., m, n] as u diag(s) vh: s
+   [..., k] real, k = min(m, n), descending and non-negative; u [..., m, k]
+   and vh [..., k, n] with orthonormal columns and rows, or, full, u
+   [..., m, m] and vh [..., n, n] unitary; u and vh of a's dtype. */
+NX_API int nx_svd(nx_array *u, nx_array *s, nx_array *vh, nx_array *a, bool full);
+NX_API int nx_svd_new(nx_array **u, nx_array **s, nx_array **vh, nx_array *a, bool full);
+
+/* nx_eig(w, v, a) sets w [..., n] (complex) to the eigenvalues of the
+   square a [..., n, n] and v [..., n, n] (complex) to right eigenvectors,
+   column j for w[j], each of Euclidean norm 1; a real a's conjugate pairs
+   come with the positive imaginary part first. nx_eigvals(w, a) sets w
+   alone. */
+NX_API int nx_eig(nx_array *w, nx_array *v, nx_array *a);
+NX_API int nx_eig_new(nx_array **w, nx_array **v, nx_array *a);
+NX_API int nx_eigvals(nx_array *w, nx_array *a);
+NX_API int nx_eigvals_new(nx_array **w, nx_array *a);
+
+/* nx_eigh(w, v, a) sets w [..., n] (real) to the eigenvalues, ascending, of
+   the Hermitian a [..., n, n], of which only the lower triangle is read,
+   and v [..., n, n] (a's dtype) to orthonormal eigenvectors, column j for
+   w[j]. nx_eigvalsh(w, a) sets w alone. */
+NX_API int nx_eigh(nx_array *w, nx_array *v, nx_array *a);
+NX_API int nx_eigh_new(nx_array **w, nx_array **v, nx_array *a);
+NX_API int nx_eigvalsh(nx_array *w, nx_array *a);
+NX_API int nx_eigvalsh_new(nx_array **w, nx_array *a);
+
+/* nx_triangular_solve(x, a, b, upper, transpose, unit) sets x [..., n, k]
+   to the solution of op(a) x = b, a [..., n, n] triangular (its lower
+   triangle read, or its upper one with upper), op(a) = a or, with
+   transpose, a^T (not conjugated); with unit its diagonal is taken as ones
+   and not read. b [..., n, k] and x of a's dtype; x may be b. */
+NX_API int nx_triangular_solve(nx_array *x, nx_array *a, nx_array *b, bool upper, bool transpose, bool unit);
+NX_API int nx_triangular_solve_new(nx_array **x, nx_array *a, nx_array *b, bool upper, bool transpose, bool unit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,8 +4,10 @@
    float32 matmul 2048^3 plain and with a transposed operand, bfloat16
    matmul 2048^3, a float8_e4m3fn-weight linear layer (4096 x 4096 weights,
    batch 32, float32 activations) and sorting and argsorting 16M float32;
-   run.py times numpy on the same cases in the same run and prints the
-   ratios. NX_BENCH_CASES=matmul or =sort runs only that group. */
+   conv2d as unfold + matmul (batch 32, 64 -> 64 channels, 56 x 56, 3 x 3,
+   padding 1) and the unfold alone; run.py times numpy on the same cases in
+   the same run and prints the ratios. NX_BENCH_CASES=matmul, =sort or
+   =conv runs only that group. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,9 +106,44 @@ static void sorts(void) {
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);
 }
 
+static nx_array *reshaped(nx_array *a, const int64_t *shape, int r) {
+  nx_move m;
+  nx_move_reshape(&m, shape, r);
+  nx_array *v;
+  nx_array_move(&m, a, &v);
+  nx_array_free(a);
+  return v;
+}
+
+static void convs(void) {
+  int64_t xs[4] = {32, 64, 56, 56}, cs[3] = {32, 64 * 9, 56 * 56}, ys[3] = {32, 64, 56 * 56};
+  int64_t size[2] = {3, 3}, stride[2] = {1, 1}, dil[2] = {1, 1}, pad[4] = {1, 1, 1, 1};
+  nx_array *x = reshaped(rand_array(NX_FLOAT32, 32 * 64, 56 * 56), xs, 4), *w = rand_array(NX_FLOAT32, 64, 64 * 9);
+  nx_array *cols, *y;
+  nx_array_host(NX_FLOAT32, cs, 3, &cols);
+  nx_array_host(NX_FLOAT32, ys, 3, &y);
+  double best_u = 1e30, best_c = 1e30;
+  for (int r = 0; r < 3; r++) {
+    double t0 = now();
+    int s = nx_unfold(cols, x, 2, size, stride, dil, pad);
+    double t1 = now();
+    if (!s) s = nx_matmul(y, w, cols);
+    double t2 = now();
+    if (s) {
+      fprintf(stderr, "conv2d: %s\n", nx_error_message());
+      exit(1);
+    }
+    if (t1 - t0 < best_u) best_u = t1 - t0;
+    if (t2 - t0 < best_c) best_c = t2 - t0;
+  }
+  printf("conv2d_unfold %.6f\nconv2d_unfold_matmul %.6f\n", best_u, best_c);
+  nx_array_free(x), nx_array_free(w), nx_array_free(cols), nx_array_free(y);
+}
+
 int main(void) {
   const char *only = getenv("NX_BENCH_CASES");
   if (!only || strstr(only, "matmul")) matmuls();
   if (!only || strstr(only, "sort")) sorts();
+  if (!only || strstr(only, "conv")) convs();
   return 0;
 }

@@ -6,8 +6,12 @@ float32 matmul 2048^3 (target >= 0.95), the same with a transposed operand
 (target: the plain case's speed), bfloat16 matmul 2048^3 against nx's own
 float32 FLOP rate (target >= 1), a float8_e4m3fn-weight linear layer against
 numpy converting the weights and multiplying (target >= 3), and sort of 16M
-float32 against np.sort (target >= 1), and argsort against np.argsort.
-NX_BENCH_CASES=matmul or =sort runs only that group.
+float32 against np.sort (target >= 1), and argsort against np.argsort;
+conv2d as unfold + matmul (batch 32, 64 -> 64 channels, 56 x 56, 3 x 3,
+padding 1) against numpy's einsum over sliding windows (optimize=True, so
+BLAS too), and against torch's CPU conv2d where torch imports; the unfold
+alone against numpy's sliding-window copy into the same [32, 576, 3136]
+matrix. NX_BENCH_CASES=matmul, =sort or =conv runs only that group.
 
 usage: run.py <bench_linalg binary>"""
 import subprocess
@@ -52,11 +56,36 @@ if "sort_f32_16M" in v:
     rows.append(("sort float32 16M", v["sort_f32_16M"], best(lambda: np.sort(s)), 1.0))
     rows.append(("argsort float32 16M", v["argsort_f32_16M"], best(lambda: np.argsort(s)), 1.0))
 
+if "conv2d_unfold_matmul" in v:
+    x = rng.uniform(-1, 1, (32, 64, 56, 56)).astype(np.float32)
+    w = rng.uniform(-1, 1, (64, 64, 3, 3)).astype(np.float32)
+
+    def windows():
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        return np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # [n, c, h, w, i, j]
+
+    def np_conv():
+        return np.einsum("nchwij,ocij->nohw", windows(), w, optimize=True)
+
+    def np_unfold():
+        return np.ascontiguousarray(windows().transpose(0, 1, 4, 5, 2, 3)).reshape(32, 576, 3136)
+
+    rows.append(("conv2d unfold+matmul vs numpy einsum", v["conv2d_unfold_matmul"], best(np_conv), None))
+    rows.append(("unfold 32x64x56x56 3x3 vs numpy copy", v["conv2d_unfold"], best(np_unfold), None))
+    try:
+        import torch
+
+        tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+        rows.append(("conv2d unfold+matmul vs torch conv2d", v["conv2d_unfold_matmul"],
+                     best(lambda: torch.nn.functional.conv2d(tx, tw, padding=1)), None))
+    except ImportError:
+        print("  (torch missing: no torch conv2d peer)")
+
 print("host kernels II (ratio = numpy time / nx time)")
 for name, nx_t, np_t, target in rows:
     r = np_t / nx_t
-    print(f"  {name:40s} nx {nx_t * 1e3:9.1f} ms  numpy {np_t * 1e3:9.1f} ms  ratio {r:5.2f}"
-          f"  target >= {target}: {'met' if r >= target else 'MISSED'}")
+    verdict = "(reported)" if target is None else f"target >= {target}: {'met' if r >= target else 'MISSED'}"
+    print(f"  {name:40s} nx {nx_t * 1e3:9.1f} ms  peer {np_t * 1e3:9.1f} ms  ratio {r:5.2f}  {verdict}")
 if "matmul_f32_2048" in v:
     r = v["matmul_f32_2048"] / v["matmul_bf16_2048"]
     print(f"  {'bfloat16 matmul 2048 vs nx float32':40s} nx {v['matmul_bf16_2048'] * 1e3:9.1f} ms  float32 "

@@ -6,6 +6,7 @@
 #include "../kernels/elem.h"
 #include "blas.h"
 #include "mm.h"
+#include "nx_linalg.h"
 #include "../base/alloc.h"
 
 typedef enum mclass { M_WRONG, M_BLAS, M_F32, M_INT, M_DECLINED } mclass;
