@@ -86,7 +86,7 @@ static int convert_one(job *j, nx_tool_progress *p) {
       if (s == 0) j->scale = scale_for(amax, ff.max_finite);
     }
     j->scaled = true;
-    j->sc = (nx_tool_scaled){from, j->to, s_in, j->scale, p, t->name};
+    nx_tool_scaled_init(&j->sc, from, j->to, s_in, j->scale, p, t->name);
   } else if (from == j->to) {
     s = nx_copy_new(&j->out, src); /* bit for bit, NaN payloads included */
   } else {
@@ -153,7 +153,7 @@ static int run(const char *in, const char *out, nx_dtype to, const char *only, b
     const nx_io_tensor *t = nx_io_file_tensor(f, i);
     if (nx_tool_is_scale(f, i) || !nx_tool_match(only, t->name)) continue;
     job *j = &jobs[i];
-    *j = (job){cmd, f, i, as, to, amax, NULL, false, {0}, 1};
+    *j = (job){.cmd = cmd, .f = f, .i = i, .as = as, .to = to, .amax = amax, .scale = 1};
     nx_tool_progress_add(&bar, 0, t->name);
     status = convert_one(j, &bar);
     if (status == 0) status = add_one(cmd, w, fmt, j, t->name);
