@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nx convert IN OUT --to DTYPE: converts tensor files between formats and
-   dtypes through nx's kernels (nx_cast; for scales, nx_mul and nx_fdiv in
-   float64), writing OUT through the io module's writer, which goes through a
-   temporary file renamed into place, so a failure leaves no output. */
+   dtypes, writing OUT through the io module's writer, which goes through a
+   temporary file renamed into place, so a failure leaves no output. A
+   scaled float tensor goes through the fused passes of scale_pass.h (amax
+   on the source's elements, then the scaled store run by the writer on the
+   thread pool straight into the file); any other through nx's kernels
+   (nx_cast, nx_copy). */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -30,7 +33,7 @@ static void help(void) {
          "                    float32 tensor <name>.scale and (safetensors) the metadata nx.scale.<name>\n"
          "  --scale none      no scale (the default); a tensor IN scales is multiplied back either way\n"
          "  --as DTYPE        read raw .npy bytes (|V1, <V2, as numpy saves ml_dtypes) as DTYPE\n"
-         "  --threads N       threads for the kernels (default: every core)\n"
+         "  --threads N       threads for the kernels and the scaled passes (default: every core)\n"
          "  --help            this text\n\n"
          "OUT is written to a temporary file in its folder, flushed and renamed at the end: on failure\n"
          "nothing is written. A progress bar shows on a terminal.\n\n"
