@@ -207,7 +207,8 @@ NX_API int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a
    `in` holds the source's elements in C order and `out` has room for n
    elements of the tensor's dtype, both packed as nx packs them (sub-byte
    elements two or eight to a byte, element 0 in the low bits) and starting
-   on a byte. It returns 0, or a status of its own, which fails the commit. */
+   on a byte. It returns 0, or a status of its own, which fails the commit
+   (with that status where it is negative, NX_EINVAL otherwise). */
 typedef int (*nx_io_transform_fn)(void *ctx, const void *in, void *out, int64_t n);
 
 /* nx_io_writer_add_transform(w, name, a, dt, f, ctx) adds under name
@@ -235,7 +236,7 @@ NX_API int nx_io_writer_add_transform(nx_io_writer *w, const char *name, const n
    Fails, freeing w, removing the temporary file and leaving the path as it
    was, with NX_EINVAL for a NULL w or an array nx cannot read (dead buffer,
    held exclusive), NX_EIO naming the file where the system refuses a step
-   (no space, no folder, permissions), a transform's own status where its
+   (no space, no folder, permissions), a transform's status where its
    function fails (naming the tensor), NX_ELOST, NX_ENOMEM. */
 NX_API int nx_io_writer_commit(nx_io_writer *w);
 
