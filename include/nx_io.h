@@ -22,7 +22,10 @@
    nx_io_writer_commit into a temporary file in the output's folder, which
    is flushed to disk (fsync) and renamed over the output only once complete:
    a failure at any point leaves no output file, and an existing file of
-   that name as it was.
+   that name as it was. A tensor may also be added as a function of another
+   array (nx_io_writer_add_transform), computed run by run on the thread
+   pool while the file is written, so that a conversion of a large file
+   never holds its result in memory.
 
    Failures return a negative status (NX_EINVAL for bad arguments and
    malformed files, NX_EIO for the system's refusals, NX_ENOMEM) and set
@@ -200,6 +203,32 @@ NX_API int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *v
    a's dtype; NX_ENOMEM. */
 NX_API int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a);
 
+/* A function computing n elements of a tensor from n elements of another:
+   `in` holds the source's elements in C order and `out` has room for n
+   elements of the tensor's dtype, both packed as nx packs them (sub-byte
+   elements two or eight to a byte, element 0 in the low bits) and starting
+   on a byte. It returns 0, or a status of its own, which fails the commit
+   (with that status where it is negative, NX_EINVAL otherwise). */
+typedef int (*nx_io_transform_fn)(void *ctx, const void *in, void *out, int64_t n);
+
+/* nx_io_writer_add_transform(w, name, a, dt, f, ctx) adds under name
+   (copied) a tensor of dtype dt and a's shape whose elements f computes from
+   a's at commit, and returns 0: no array of the result is ever made for a
+   .safetensors file. At commit the writer cuts a's elements into runs of
+   2^20 (the last one shorter) and calls f(ctx, in, out, n) on each run,
+   concurrently on the kernels' thread pool (nx_num_threads()), each run's
+   result written to its place in the file as soon as it is made; f must be
+   safe to call so (no state shared between calls but what it only reads)
+   and must not keep in or out. a's elements are read as nx_io_writer_add's
+   are (a copy first where a is off the host or not contiguous). A .npy or
+   .npz output is made in memory first, by the same calls. The formats'
+   limits are nx_io_writer_add's, for dt and a's shape.
+   Fails as nx_io_writer_add does (naming nx_io_writer_add_transform, with
+   dt and a's shape), and with NX_EINVAL if f is NULL or dt is no dtype.
+   ctx may be NULL. */
+NX_API int nx_io_writer_add_transform(nx_io_writer *w, const char *name, const nx_array *a, nx_dtype dt,
+                                      nx_io_transform_fn f, void *ctx);
+
 /* nx_io_writer_commit(w) writes everything added into a temporary file in
    the output's folder, flushes it to disk, renames it to the path, and frees
    w; returns 0. Reading an array's elements claims its memory for reading
@@ -207,7 +236,8 @@ NX_API int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a
    Fails, freeing w, removing the temporary file and leaving the path as it
    was, with NX_EINVAL for a NULL w or an array nx cannot read (dead buffer,
    held exclusive), NX_EIO naming the file where the system refuses a step
-   (no space, no folder, permissions), NX_ELOST, NX_ENOMEM. */
+   (no space, no folder, permissions), a transform's status where its
+   function fails (naming the tensor), NX_ELOST, NX_ENOMEM. */
 NX_API int nx_io_writer_commit(nx_io_writer *w);
 
 /* nx_io_writer_abort(w) frees w writing nothing. NULL is ignored. */

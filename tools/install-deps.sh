@@ -8,7 +8,7 @@
 #          loader and headers (the OpenCL suites), and a Python virtual
 #          environment with numpy and ml_dtypes (the numpy suites); clang
 #          with libFuzzer (the fuzzers, make fuzz) and Spin (the model of the
-#          claim protocol)
+#          claim protocol); tmux (the nx command run in a terminal)
 #   bench  build's, and the same virtual environment (the peers)
 # usage: tools/install-deps.sh build|test|bench ...
 # Debian packages are installed as root (CI and fresh machines); as another
@@ -24,7 +24,7 @@ build_pkgs="build-essential cmake pkg-config libzip-dev libjansson-dev"
 # OpenBLAS (serial: nx's pool runs the threads) and LAPACKE, for matmul of
 # float64 and complex and the linear algebra; the build works without them.
 build_pkgs="$build_pkgs libopenblas-serial-dev liblapacke-dev"
-test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3 clang libclang-rt-14-dev spin"
+test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3 clang libclang-rt-14-dev spin tmux"
 apt_pkgs="" venv=0
 for purpose in "$@"; do
   case $purpose in

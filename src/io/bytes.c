@@ -44,33 +44,50 @@ static int emit(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
   return 0;
 }
 
-int nx__io_array_bytes(const nx_array *a, bool npy, nx__io_put_fn put, void *ctx, const char *fn) {
+int nx__io_host_dense(const nx_array *a, nx_array **copy, const nx_array **src) {
   nx_array *h = NULL, *dense = NULL;
-  const nx_array *src = a;
   int s = 0;
+  *src = a;
   nx_buffer *b = nx_array_buffer(a);
   if (!nx_device_host_addresses(nx_buffer_device(b), nx_buffer_kind(b))) {
     s = nx_array_to_device(nx_rig_host(), a, &h);
-    src = h;
+    *src = h;
   }
   if (s == 0) {
-    const nx_layout *l = nx_array_layout(src);
-    int bits = nx_dtype_bits(nx_array_dtype(src));
+    const nx_layout *l = nx_array_layout(*src);
+    int bits = nx_dtype_bits(nx_array_dtype(*src));
     if (!nx_layout_is_contiguous(l) || (bits < 8 && l->offset * bits % 8)) {
-      s = nx_array_copy(src, &dense);
-      src = dense;
+      s = nx_array_copy(*src, &dense);
+      *src = dense;
     }
   }
-  if (s == 0) {
-    struct bytes_ctx c = {npy, put, ctx, nx_layout_count(nx_array_layout(src))};
-    s = nx_array_read(src, emit, &c);
+  nx_array_free(s == 0 && dense ? h : NULL);
+  *copy = dense ? dense : h;
+  if (s != 0) {
+    nx_array_free(h);
+    nx_array_free(dense);
+    *copy = NULL;
   }
-  nx_array_free(h);
-  nx_array_free(dense);
+  return s;
+}
+
+int nx__io_name_fn(int s, const char *fn) {
   if (s < 0 && !strstr(nx_error_message(), fn)) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s", nx_error_message());
     return nx__fail(s, "%s: %s", fn, msg);
   }
   return s;
+}
+
+int nx__io_array_bytes(const nx_array *a, bool npy, nx__io_put_fn put, void *ctx, const char *fn) {
+  nx_array *copy;
+  const nx_array *src;
+  int s = nx__io_host_dense(a, &copy, &src);
+  if (s == 0) {
+    struct bytes_ctx c = {npy, put, ctx, nx_layout_count(nx_array_layout(src))};
+    s = nx_array_read(src, emit, &c);
+  }
+  nx_array_free(copy);
+  return nx__io_name_fn(s, fn);
 }

@@ -74,6 +74,21 @@ int64_t nx__npy_data_bytes(nx_dtype dt, int64_t count);
 typedef int (*nx__io_put_fn)(void *ctx, const void *bytes, size_t n);
 int nx__io_array_bytes(const nx_array *a, bool npy, nx__io_put_fn put, void *ctx, const char *fn);
 
+/* A's elements where the host reads them contiguously from a byte: src is
+   a, or a host copy of it that copy holds (to free after; NULL when none is
+   made). 0 or a status. */
+int nx__io_host_dense(const nx_array *a, nx_array **copy, const nx_array **src);
+
+/* s, with the message prefixed by fn where it does not name fn yet. */
+int nx__io_name_fn(int s, const char *fn);
+
+/* Runs a transform (nx_io_writer_add_transform) over a's elements, the
+   results of dtype `to`: at byte `at` of the file fd and on (fd >= 0), or
+   into mem (fd < 0). 0, or a status with a message naming fn, the file
+   (path) and the tensor (name). */
+int nx__io_transform_run(const nx_array *a, nx_dtype to, nx_io_transform_fn f, void *ctx, int fd, int64_t at,
+                         uint8_t *mem, const char *fn, const char *path, const char *name);
+
 /* A fresh host array of t's dtype and shape filled by fill(ctx, base,
    bytes) with its C-order bytes: 0 or a status. */
 int nx__io_fresh(const nx_io_tensor *t, int (*fill)(void *ctx, uint8_t *base, int64_t bytes), void *ctx,

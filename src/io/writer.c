@@ -14,8 +14,10 @@
 
 typedef struct item {
   char *name;
-  nx_array *a; /* the writer's own view */
-  int64_t offset;
+  nx_array *a; /* the writer's own view: the tensor, or a transform's source */
+  nx_dtype dt; /* the tensor's dtype */
+  nx_io_transform_fn f; /* NULL, or the transform computing the tensor from a */
+  void *ctx;
 } item;
 
 struct nx_io_writer {
@@ -93,12 +95,18 @@ int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value) {
   return 0;
 }
 
-int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a) {
-  static const char fn[] = "nx_io_writer_add";
-  if (!w || !name || !a) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !w ? "w" : !name ? "name" : "a");
+/* Adds a (or, with f, the tensor of dtype dt that f computes from a). */
+static int add_item(nx_io_writer *w, const char *fn, const char *name, const nx_array *a, nx_dtype dt,
+                    nx_io_transform_fn f, void *ctx) {
   char d[256];
+  const nx_layout *l = nx_array_layout(a);
   nx_array_describe(a, d, sizeof d);
-  nx_dtype dt = nx_array_dtype(a);
+  if (f) { /* the tensor's own dtype, a's shape */
+    char *shape = strchr(d, '[');
+    char t[256];
+    snprintf(t, sizeof t, "%s %s", nx_dtype_name(dt), shape ? shape : "[]");
+    memcpy(d, t, sizeof d);
+  }
   if (!*name || !strcmp(name, "__metadata__"))
     return nx__fail(NX_EINVAL, "%s: %s: the name '%s' is not a tensor's (%s)", fn, w->path, name, d);
   for (int i = 0; i < w->n; i++)
@@ -110,7 +118,7 @@ int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a) {
     if (!nx__safetensors_dtype_name(dt))
       return nx__fail(NX_EINVAL, "%s: %s: tensor '%s' (%s): safetensors has no dtype string for %s", fn, w->path, name,
                       d, nx_dtype_name(dt));
-    if (nx_dtype_bits(dt) < 8 && nx_layout_count(nx_array_layout(a)) * nx_dtype_bits(dt) % 8)
+    if (nx_dtype_bits(dt) < 8 && nx_layout_count(l) * nx_dtype_bits(dt) % 8)
       return nx__fail(NX_EINVAL, "%s: %s: tensor '%s' (%s) is not a whole number of bytes, which safetensors requires",
                       fn, w->path, name, d);
   }
@@ -131,7 +139,57 @@ int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a) {
     return nx__fail(s == NX_NONE ? NX_EINVAL : s, "%s: %s: tensor '%s' (%s): %s", fn, w->path, name, d,
                     nx_error_message());
   }
+  it->dt = dt;
+  it->f = f;
+  it->ctx = ctx;
   w->n++;
+  return 0;
+}
+
+int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a) {
+  static const char fn[] = "nx_io_writer_add";
+  if (!w || !name || !a) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !w ? "w" : !name ? "name" : "a");
+  return add_item(w, fn, name, a, nx_array_dtype(a), NULL, NULL);
+}
+
+int nx_io_writer_add_transform(nx_io_writer *w, const char *name, const nx_array *a, nx_dtype dt,
+                               nx_io_transform_fn f, void *ctx) {
+  static const char fn[] = "nx_io_writer_add_transform";
+  if (!w || !name || !a || !f)
+    return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !w ? "w" : !name ? "name" : !a ? "a" : "f");
+  if (!nx_dtype_name(dt)) return nx__fail(NX_EINVAL, "%s: %s: tensor '%s': dtype %d is no dtype", fn, w->path, name, (int)dt);
+  return add_item(w, fn, name, a, dt, f, ctx);
+}
+
+/* A .npy or .npz output is made in memory: each transform's tensor becomes
+   a host array holding its result. */
+struct made {
+  item *it;
+  const char *path;
+};
+
+static int make_write(void *ctx, void *base, nx_dtype dt, const nx_layout *l) {
+  struct made *m = ctx;
+  (void)l; /* fresh and contiguous from byte 0 */
+  (void)dt;
+  return nx__io_transform_run(m->it->a, m->it->dt, m->it->f, m->it->ctx, -1, 0, base, "nx_io_writer_commit",
+                              m->path, m->it->name);
+}
+
+static int make_in_memory(nx_io_writer *w) {
+  for (int i = 0; i < w->n; i++) {
+    item *it = &w->items[i];
+    if (!it->f) continue;
+    const nx_layout *l = nx_array_layout(it->a);
+    nx_array *out;
+    struct made m = {it, w->path};
+    int s = nx_array_host(it->dt, l->extent, l->rank, &out);
+    if (s == 0 && (s = nx_array_write(out, make_write, &m)) != 0) nx_array_free(out);
+    if (s != 0) return nx__io_name_fn(s, "nx_io_writer_commit");
+    nx_array_free(it->a);
+    it->a = out;
+    it->f = NULL;
+  }
   return 0;
 }
 
@@ -164,7 +222,7 @@ static int commit_npy(nx_io_writer *w, nx__io_temp *t, const char *fn) {
    its alignment when the data starts on 8 bytes), then by name. */
 static int by_alignment(const void *x, const void *y) {
   const item *a = x, *b = y;
-  int wa = nx_dtype_bits(nx_array_dtype(a->a)), wb = nx_dtype_bits(nx_array_dtype(b->a));
+  int wa = nx_dtype_bits(a->dt), wb = nx_dtype_bits(b->dt);
   if (wa != wb) return wa > wb ? -1 : 1;
   return strcmp(a->name, b->name);
 }
@@ -182,7 +240,7 @@ static int commit_safetensors(nx_io_writer *w, nx__io_temp *t, const char *fn) {
   int64_t off = 0;
   for (int i = 0; s == 0 && i < w->n; i++) {
     const nx_layout *l = nx_array_layout(w->items[i].a);
-    nx_dtype dt = nx_array_dtype(w->items[i].a);
+    nx_dtype dt = w->items[i].dt;
     int64_t bytes;
     nx_dtype_bytes(dt, nx_layout_count(l), &bytes);
     json_t *e = json_object(), *shape = json_array(), *offs = json_array();
@@ -218,7 +276,19 @@ static int commit_safetensors(nx_io_writer *w, nx__io_temp *t, const char *fn) {
   if (s == 0) s = nx__io_temp_write(t, spaces, padded - n, fn, w->path);
   nx__free(text);
   struct to_file c = {t, w->path};
-  for (int i = 0; s == 0 && i < w->n; i++) s = nx__io_array_bytes(w->items[i].a, false, put_file, &c, fn);
+  int64_t at = 8 + (int64_t)padded; /* the file offset of the next tensor's bytes */
+  for (int i = 0; s == 0 && i < w->n; i++) {
+    item *it = &w->items[i];
+    int64_t bytes;
+    nx_dtype_bytes(it->dt, nx_layout_count(nx_array_layout(it->a)), &bytes);
+    if (!it->f) {
+      s = nx__io_array_bytes(it->a, false, put_file, &c, fn);
+    } else if ((s = nx__io_transform_run(it->a, it->dt, it->f, it->ctx, t->fd, at, NULL, fn, w->path, it->name)) == 0 &&
+               lseek(t->fd, (off_t)(at + bytes), SEEK_SET) < 0) {
+      s = nx__fail(NX_EIO, "%s: %s: cannot seek past tensor '%s'", fn, w->path, it->name);
+    }
+    at += bytes;
+  }
   return s;
 }
 #else
@@ -311,7 +381,8 @@ int nx_io_writer_commit(nx_io_writer *w) {
   static const char fn[] = "nx_io_writer_commit";
   if (!w) return nx__fail(NX_EINVAL, "%s: w is NULL", fn);
   nx__io_temp t;
-  int s = nx__io_temp_open(&t, w->path, fn);
+  int s = w->fmt == NX_IO_SAFETENSORS ? 0 : make_in_memory(w);
+  if (s == 0) s = nx__io_temp_open(&t, w->path, fn);
   if (s == 0) {
     s = w->fmt == NX_IO_NPY ? commit_npy(w, &t, fn)
         : w->fmt == NX_IO_NPZ ? commit_npz(w, &t, fn)

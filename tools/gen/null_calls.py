@@ -42,6 +42,7 @@ NULL_ALLOWED = {
     ("nx_door", "ctx"): "the submit function's context, passed through",
     ("nx_array_read", "ctx"): "the read function's context, passed through",
     ("nx_array_write", "ctx"): "the write function's context, passed through",
+    ("nx_io_writer_add_transform", "ctx"): "the transform's context, passed through",
     ("nx_rig_submit", "ctx"): "the work's context, passed through",
     ("nx_buffer_wrap_host", "ctx"): "the release function's context, passed through",
     ("nx_buffer_wrap_host", "release"): "nx_rig.h: release may be NULL",

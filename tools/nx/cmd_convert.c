@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nx convert IN OUT --to DTYPE: converts tensor files between formats and
-   dtypes through nx's kernels (nx_cast; for scales, nx_mul and nx_fdiv in
-   float64), writing OUT through the io module's writer, which goes through a
-   temporary file renamed into place, so a failure leaves no output. */
+   dtypes, writing OUT through the io module's writer, which goes through a
+   temporary file renamed into place, so a failure leaves no output. A
+   scaled float tensor goes through the fused passes of scale_pass.h (amax
+   on the source's elements, then the scaled store run by the writer on the
+   thread pool straight into the file); any other through nx's kernels
+   (nx_cast, nx_copy). */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -13,6 +16,8 @@
 #include "cmd_io.h"
 #include "commands.h"
 #include "nx_kernels.h"
+#include "progress.h"
+#include "scale_pass.h"
 
 static const char usage[] =
     "nx convert IN OUT --to DTYPE [--only GLOB] [--scale none|amax] [--as DTYPE] [--threads N]";
@@ -28,63 +33,13 @@ static void help(void) {
          "                    float32 tensor <name>.scale and (safetensors) the metadata nx.scale.<name>\n"
          "  --scale none      no scale (the default); a tensor IN scales is multiplied back either way\n"
          "  --as DTYPE        read raw .npy bytes (|V1, <V2, as numpy saves ml_dtypes) as DTYPE\n"
-         "  --threads N       threads for the kernels (default: every core)\n"
+         "  --threads N       threads for the kernels and the scaled passes (default: every core)\n"
          "  --help            this text\n\n"
          "OUT is written to a temporary file in its folder, flushed and renamed at the end: on failure\n"
          "nothing is written. A progress bar shows on a terminal.\n\n"
          "Exit status: 0 done, 1 failed (unreadable input, a tensor the output cannot hold), 2 usage.\n"
          "Example: nx convert model.safetensors model-f8.safetensors --to float8_e4m3fn --scale amax\n",
          usage);
-}
-
-/* A float64 array of one value expanded to shape: a view, for the kernels'
-   same-shape operands. */
-static int scalar_like(double v, const nx_array *like, nx_array **out) {
-  nx_array *one;
-  nx_value x = {.f = v};
-  int s = nx_array_of_array(NX_FLOAT64, NULL, 0, &x, 1, &one);
-  if (s != 0) return s;
-  const nx_layout *l = nx_array_layout(like);
-  nx_move m;
-  s = nx_move_expand(&m, l->extent, l->rank);
-  if (s == 0) s = nx_array_move(&m, one, out);
-  nx_array_free(one);
-  return s;
-}
-
-/* The absolute maximum of x over its finite elements (NaNs and
-   infinities left out, so one of them does not make every value 0): a plain
-   loop over nx_dtype_load_bits, since the kernels have no reduction that
-   skips non-finite elements. */
-static void finite_max(void *ctx, int64_t k, double v) {
-  (void)k;
-  double *m = ctx;
-  if (isfinite(v) && fabs(v) > *m) *m = fabs(v);
-}
-
-/* The float64 arrays convert makes are contiguous: read those directly, as
-   doubles, which the compiler vectorises (the per-element loop over bits
-   was a third of a conversion's time); any other layout element by
-   element. */
-static int amax_read(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
-  double *m = ctx;
-  if (dt != NX_FLOAT64 || !nx_layout_is_contiguous(l)) return 1;
-  int64_t n = nx_layout_count(l);
-  if (n == 0) return 0; /* base may be NULL */
-  const double *p = (const double *)base + l->offset;
-  double best = 0;
-  for (int64_t k = 0; k < n; k++) {
-    double a = fabs(p[k]);
-    best = a <= DBL_MAX && a > best ? a : best; /* false for NaN and infinity */
-  }
-  *m = best;
-  return 0;
-}
-
-static int amax_of(nx_array *x, double *amax) {
-  *amax = 0;
-  int s = nx_array_read(x, amax_read, amax);
-  return s == 1 ? nx_tool_each(x, finite_max, amax) : s;
 }
 
 /* The float32 scale that maps amax onto max_finite: the least float32 s
@@ -96,59 +51,22 @@ static double scale_for(double amax, double max_finite) {
   return s;
 }
 
-/* x widened to float64, exactly as nx_cast does (nx_dtype_load_f64bits of
-   each element's bits), in a loop per element width for contiguous float
-   sources of 8, 16 or 32 bits: nx_cast has no vector path into float64, and
-   its general loop was over half of a conversion's time. Others go through
-   nx_cast. */
-static int widen_src(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
-  uint64_t *out = ctx;
-  int w = nx_dtype_bits(dt);
-  if (nx_dtype_kind(dt) != NX_KIND_FLOAT || (w != 8 && w != 16 && w != 32) || !nx_layout_is_contiguous(l)) return 1;
-  int64_t n = nx_layout_count(l);
-  if (n == 0) return 0; /* base may be NULL */
-  const uint8_t *p = (const uint8_t *)base + l->offset * (w / 8);
-  if (w == 8)
-    for (int64_t k = 0; k < n; k++) out[k] = nx_dtype_load_f64bits((int)dt, p[k]);
-  else if (w == 16)
-    for (int64_t k = 0; k < n; k++) out[k] = nx_dtype_load_f64bits((int)dt, (uint64_t)p[2 * k] | (uint64_t)p[2 * k + 1] << 8);
-  else
-    for (int64_t k = 0; k < n; k++) {
-      uint32_t u;
-      memcpy(&u, p + 4 * k, 4); /* little-endian hosts: nx_cast reads so too */
-      out[k] = nx_dtype_load_f64bits((int)dt, u);
-    }
-  return 0;
-}
-
-static int widen_dst(void *ctx, void *base, nx_dtype dt, const nx_layout *l) {
-  (void)dt;
-  if (!nx_layout_is_contiguous(l)) return 1;
-  return nx_array_read(ctx, widen_src, nx_layout_count(l) ? (uint64_t *)base + l->offset : NULL);
-}
-
-static int to_float64(nx_array **x, nx_array *src) {
-  const nx_layout *l = nx_array_layout(src);
-  int s = nx_array_host(NX_FLOAT64, l->extent, l->rank, x);
-  if (s == 0 && (s = nx_array_write(*x, widen_dst, src)) == 1) {
-    nx_array_free(*x);
-    *x = NULL;
-    s = nx_cast_new(x, NX_FLOAT64, src);
-  }
-  return s;
-}
-
 typedef struct job {
   const char *cmd;
   nx_io_file *f;
   int i, as;
   nx_dtype to;
   bool amax;
-  nx_array *out;
-  double scale; /* the output's scale, 1 for none */
+  nx_array *out;     /* the converted tensor, or (scaled) the source of sc's pass */
+  bool scaled;
+  nx_tool_scaled sc; /* lives until the commit, which runs the pass */
+  double scale;      /* the output's scale, 1 for none */
 } job;
 
-static int convert_one(job *j) {
+/* Converts tensor i: a scaled float tensor by the fused passes (the amax
+   pass here, the scaled store at the writer's commit, scale_pass.h), any
+   other by nx_cast (nx_copy for the same dtype). */
+static int convert_one(job *j, nx_tool_progress *p) {
   const nx_io_tensor *t = nx_io_file_tensor(j->f, j->i);
   nx_array *src;
   double s_in;
@@ -162,23 +80,16 @@ static int convert_one(job *j) {
   int s = 0;
   j->scale = 1;
   if (floats && (j->amax || s_in != 1)) {
-    /* In float64, which holds every float format's values exactly. */
-    nx_array *x = NULL, *k = NULL;
-    s = to_float64(&x, src);
-    if (s == 0 && s_in != 1 && (s = scalar_like(s_in, x, &k)) == 0) s = nx_mul(x, x, k);
-    nx_array_free(k);
-    k = NULL;
+    s = nx_contiguous(&j->out, src);
     if (s == 0 && j->amax) {
       double amax;
       nx_float_format ff;
       nx_dtype_float_format(j->to, &ff);
-      s = amax_of(x, &amax);
+      s = nx_tool_amax(j->out, s_in, &amax);
       if (s == 0) j->scale = scale_for(amax, ff.max_finite);
-      if (s == 0 && j->scale != 1 && (s = scalar_like(j->scale, x, &k)) == 0) s = nx_fdiv(x, x, k);
-      nx_array_free(k);
     }
-    if (s == 0) s = nx_cast_new(&j->out, j->to, x);
-    nx_array_free(x);
+    j->scaled = true;
+    nx_tool_scaled_init(&j->sc, from, j->to, s_in, j->scale, p, t->name);
   } else if (from == j->to) {
     s = nx_copy_new(&j->out, src); /* bit for bit, NaN payloads included */
   } else {
@@ -189,15 +100,23 @@ static int convert_one(job *j) {
   return NX_EXIT_DONE;
 }
 
-/* The progress bar, on stderr, only when both stdout and stderr are
-   terminals. */
-static void progress(bool on, int64_t done, int64_t total, const char *name) {
-  if (!on) return;
-  int pct = total ? (int)(done * 100 / total) : 100, bar = pct * 30 / 100;
-  fprintf(stderr, "\r[%.*s%*s] %3d%% %-40.40s", bar, "##############################", 30 - bar, "", pct,
-          name ? name : "");
-  if (!name) fprintf(stderr, "\r\033[K");
-  fflush(stderr);
+/* Adds tensor j's result to w, and its scale where it has one. */
+static int add_one(const char *cmd, nx_io_writer *w, nx_io_format fmt, job *j, const char *name) {
+  int s = j->scaled ? nx_io_writer_add_transform(w, name, j->out, j->to, nx_tool_scaled_store, &j->sc)
+                    : nx_io_writer_add(w, name, j->out);
+  if (s != 0) return nx_tool_fail(cmd, "%s", nx_error_message());
+  if (j->scale == 1) return NX_EXIT_DONE;
+  char sname[1024], text[NX_DTYPE_PP_MAX];
+  nx_value v = {.f = j->scale};
+  nx_array *sa;
+  snprintf(sname, sizeof sname, "%s%s", name, NX_SCALE_SUFFIX);
+  nx_dtype_pp_value(NX_FLOAT32, v, text, sizeof text);
+  if (nx_array_of_array(NX_FLOAT32, NULL, 0, &v, 1, &sa) != 0) return nx_tool_fail(cmd, "%s", nx_error_message());
+  s = nx_io_writer_add(w, sname, sa);
+  nx_array_free(sa);
+  snprintf(sname, sizeof sname, "nx.scale.%s", name);
+  if (s == 0 && fmt == NX_IO_SAFETENSORS) s = nx_io_writer_metadata(w, sname, text);
+  return s ? nx_tool_fail(cmd, "%s", nx_error_message()) : NX_EXIT_DONE;
 }
 
 static int run(const char *in, const char *out, nx_dtype to, const char *only, bool amax, int as) {
@@ -212,15 +131,20 @@ static int run(const char *in, const char *out, nx_dtype to, const char *only, b
     nx_io_close(f);
     return nx_tool_fail(cmd, "%s", nx_error_message());
   }
-  int status = NX_EXIT_DONE, selected = 0;
-  int64_t total = 0, done = 0;
-  for (int i = 0; i < nx_io_file_count(f); i++)
+  int status = NX_EXIT_DONE, selected = 0, n = nx_io_file_count(f);
+  int64_t total = 0;
+  for (int i = 0; i < n; i++)
     if (!nx_tool_is_scale(f, i) && nx_tool_match(only, nx_io_file_tensor(f, i)->name)) {
       total += nx_io_file_tensor(f, i)->bytes;
       selected++;
     }
-  if (selected == 0) status = nx_tool_fail(cmd, "%s: no tensor%s%s", in, only ? " matches " : "", only ? only : "");
-  bool bar = isatty(1) && isatty(2);
+  job *jobs = calloc((size_t)n + 1, sizeof *jobs);
+  if (!jobs) status = nx_tool_fail(cmd, "out of memory");
+  else if (selected == 0) status = nx_tool_fail(cmd, "%s: no tensor%s%s", in, only ? " matches " : "", only ? only : "");
+  /* Every tensor counts its bytes twice: its amax pass or its conversion
+     here, and its scaled store (or its writing) at the commit. */
+  nx_tool_progress bar;
+  nx_tool_progress_start(&bar, 2 * total);
   if (fmt == NX_IO_SAFETENSORS)
     for (int i = 0; status == 0 && i < nx_io_file_metadata_count(f); i++) {
       const char *k, *v;
@@ -228,40 +152,24 @@ static int run(const char *in, const char *out, nx_dtype to, const char *only, b
       if (strncmp(k, "nx.scale.", 9) && nx_io_writer_metadata(w, k, v) != 0)
         status = nx_tool_fail(cmd, "%s", nx_error_message());
     }
-  for (int i = 0; status == 0 && i < nx_io_file_count(f); i++) {
+  for (int i = 0; status == 0 && i < n; i++) {
     const nx_io_tensor *t = nx_io_file_tensor(f, i);
     if (nx_tool_is_scale(f, i) || !nx_tool_match(only, t->name)) continue;
-    progress(bar, done, total, t->name);
-    job j = {cmd, f, i, as, to, amax, NULL, 1};
-    status = convert_one(&j);
-    if (status != 0) break;
-    if (nx_io_writer_add(w, t->name, j.out) != 0) status = nx_tool_fail(cmd, "%s", nx_error_message());
-    nx_array_free(j.out);
-    if (status == 0 && j.scale != 1) {
-      char name[1024], text[NX_DTYPE_PP_MAX];
-      nx_value v = {.f = j.scale};
-      nx_array *sa;
-      snprintf(name, sizeof name, "%s%s", t->name, NX_SCALE_SUFFIX);
-      nx_dtype_pp_value(NX_FLOAT32, v, text, sizeof text);
-      if (nx_array_of_array(NX_FLOAT32, NULL, 0, &v, 1, &sa) != 0) {
-        status = nx_tool_fail(cmd, "%s", nx_error_message());
-        break;
-      }
-      if (nx_io_writer_add(w, name, sa) != 0) status = nx_tool_fail(cmd, "%s", nx_error_message());
-      nx_array_free(sa);
-      snprintf(name, sizeof name, "nx.scale.%s", t->name);
-      if (status == 0 && fmt == NX_IO_SAFETENSORS && nx_io_writer_metadata(w, name, text) != 0)
-        status = nx_tool_fail(cmd, "%s", nx_error_message());
-    }
-    done += t->bytes;
+    job *j = &jobs[i];
+    *j = (job){.cmd = cmd, .f = f, .i = i, .as = as, .to = to, .amax = amax, .scale = 1};
+    nx_tool_progress_add(&bar, 0, t->name);
+    status = convert_one(j, &bar);
+    if (status == 0) status = add_one(cmd, w, fmt, j, t->name);
+    nx_tool_progress_add(&bar, j->scaled ? t->bytes : 2 * t->bytes, t->name);
   }
   if (status == 0) {
-    progress(bar, total, total, "writing");
     if (nx_io_writer_commit(w) != 0) status = nx_tool_fail(cmd, "%s", nx_error_message());
   } else {
     nx_io_writer_abort(w);
   }
-  progress(bar, total, total, NULL);
+  nx_tool_progress_end(&bar);
+  for (int i = 0; jobs && i < n; i++) nx_array_free(jobs[i].out);
+  free(jobs);
   nx_io_close(f);
   return status;
 }
