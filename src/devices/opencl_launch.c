@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One device kernel over a plan: the host engine's plan of the operands
-   (axes dropped, flipped, ordered and coalesced as for the host kernels),
-   flattened into the plan buffer kernels.cl walks, and the kernel queued on
-   the device's timeline. The timeline's thread sets the arguments, enqueues
-   the kernel and waits for its event; a failed command fails the job, which
+/* One OpenCL device kernel over a plan (nx__dk_plan), queued on the
+   device's timeline. The timeline's thread sets the arguments, enqueues the
+   kernel and waits for its event; a failed command fails the job, which
    loses the device as any failed OpenCL command does. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/engine.h"
 #include "opencl.h"
 #include "../base/alloc.h"
 
@@ -23,10 +20,10 @@ typedef struct launch {
   nx__cl_device *s;
   int k, nbuf, nargs;
   nx_buffer *bufs[NX__OPS];
-  nx__cl_arg args[6];
+  nx__dk_arg args[6];
   int64_t count;
   size_t nplan;
-  cl_long plan[2 + NX_MAX_RANK + NX__OPS * (1 + NX_MAX_RANK)];
+  int64_t plan[NX__PLAN_WORDS];
 } launch;
 
 static int run(nx_device *d, void *vc) {
@@ -63,37 +60,22 @@ static int run(nx_device *d, void *vc) {
 
 static void drop(void *vc) { nx__free(vc); }
 
-int nx__cl_launch(const char *fn, nx__cl_device *s, int k, nx_array *const *ops, int nw, int nr,
-                  const nx__cl_arg *args, int nargs) {
+int nx__cl_launch(const char *fn, void *s, int k, nx_array *const *ops, int nw, int nr, const nx__dk_arg *args,
+                  int nargs) {
   int n = nw + nr;
-  nx_dtype dts[NX__OPS];
-  void *bases[NX__OPS];
-  const nx_layout *ls[NX__OPS];
-  for (int i = 0; i < n; i++) {
-    dts[i] = nx_array_dtype(ops[i]);
-    bases[i] = NULL; /* positions only: the device addresses its buffers */
-    ls[i] = nx_array_layout(ops[i]);
-  }
-  nx__plan P;
-  nx__plan_make(&P, n, dts, bases, ls, 0);
-  if (P.count == 0) return 0;
   launch *L = nx__malloc(sizeof *L);
   if (!L) return nx__fail(NX_ENOMEM, "%s: no memory for the device kernel", fn);
+  L->nplan = (size_t)nx__dk_plan(ops, n, L->plan);
+  L->count = L->plan[1];
+  if (L->count == 0) {
+    nx__free(L);
+    return 0;
+  }
   L->s = s;
   L->k = k;
   L->nbuf = n;
   L->nargs = nargs;
-  L->count = P.count;
   memcpy(L->args, args, (size_t)nargs * sizeof *args);
-  size_t m = 0;
-  L->plan[m++] = P.rank;
-  L->plan[m++] = P.count;
-  for (int j = 0; j < P.rank; j++) L->plan[m++] = P.ext[j];
-  for (int i = 0; i < n; i++) {
-    L->plan[m++] = P.pos[i];
-    for (int j = 0; j < P.rank; j++) L->plan[m++] = P.str[i][j];
-  }
-  L->nplan = m;
   nx_buffer *w[NX__OPS], *r[NX__OPS];
   for (int i = 0; i < n; i++) {
     L->bufs[i] = nx_array_buffer(ops[i]);
