@@ -23,7 +23,7 @@ set(NX_CUDA_GENCODE -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90
 # nvcc's own flags, apart from the C compiler's: no fused multiply-add (the
 # host computes products and sums apart), warnings as errors. The host's
 # default NaN, which the kernels give for invalid operations as the host does.
-set(NX_NVCC_FLAGS -std=c++17 --fmad=false -O3 -Werror all-warnings)
+set(NX_NVCC_FLAGS -std=c++17 --fmad=false -O3 -Werror all-warnings --threads 0)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   list(APPEND NX_NVCC_FLAGS -DNX__DEFAULT_NAN=0x7FF8000000000000UL)
 endif()

@@ -333,7 +333,7 @@ void nx__cuda_discover(void) {
   if (!load()) return;
   CUresult e = api.init(0);
   if (e != NX__CUDA_SUCCESS) {
-    snprintf(absent, sizeof absent, "cuInit: %s", err_name(e));
+    snprintf(absent, sizeof absent, "cuInit: %s (%d)", err_name(e), e);
     return;
   }
   api.driver_version(&version);
