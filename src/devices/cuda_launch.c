@@ -4,11 +4,7 @@
    the kernel on the device's stream and waits for the job's event; a failed
    launch or a kernel that faults (a sticky error) fails the job, which
    loses the device. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "cuda.h"
-#include "../base/alloc.h"
 #ifdef NX_TESTING
 #include "../rig/rig_test.h"
 #endif
@@ -16,19 +12,9 @@
 #ifdef NX_HAVE_CUDA
 #include "../rig/rig_internal.h"
 
-typedef struct launch {
-  nx__cu_device *s;
-  int k, nbuf, nargs;
-  nx_buffer *bufs[NX__OPS];
-  nx__dk_arg args[6];
-  int64_t count;
-  size_t nplan;
-  int64_t plan[NX__PLAN_WORDS];
-} launch;
-
 static int run(nx_device *d, void *vc) {
   (void)d;
-  launch *L = vc;
+  nx__dk_launch *L = vc;
   nx__cu_device *s = L->s;
   const nx__cuda_api *cu = nx__cuda_api_get();
   if (nx__cuda_enter(s->c)) return NX_EIO;
@@ -56,31 +42,9 @@ static int run(nx_device *d, void *vc) {
   return st;
 }
 
-static void drop(void *vc) { nx__free(vc); }
-
 int nx__cu_launch(const char *fn, void *s, int k, nx_array *const *ops, int nw, int nr, const nx__dk_arg *args,
                   int nargs) {
-  int n = nw + nr;
-  launch *L = nx__malloc(sizeof *L);
-  if (!L) return nx__fail(NX_ENOMEM, "%s: no memory for the device kernel", fn);
-  L->nplan = (size_t)nx__dk_plan(ops, n, L->plan);
-  L->count = L->plan[1];
-  if (L->count == 0) {
-    nx__free(L);
-    return 0;
-  }
-  L->s = s;
-  L->k = k;
-  L->nbuf = n;
-  L->nargs = nargs;
-  memcpy(L->args, args, (size_t)nargs * sizeof *args);
-  nx_buffer *w[NX__OPS], *r[NX__OPS];
-  for (int i = 0; i < n; i++) {
-    L->bufs[i] = nx_array_buffer(ops[i]);
-    if (i < nw) w[i] = L->bufs[i];
-    else r[i - nw] = L->bufs[i];
-  }
-  return nx__rig_submit_hook(fn, nx_buffer_device(L->bufs[0]), r, nr, w, nw, run, drop, L);
+  return nx__dk_submit(fn, s, k, ops, nw, nr, args, nargs, run);
 }
 
 #ifdef NX_TESTING

@@ -26,6 +26,28 @@ typedef struct nx__dk_arg {
    its first position and strides. */
 #define NX__PLAN_WORDS (2 + NX_MAX_RANK + NX__OPS * (1 + NX_MAX_RANK))
 
+/* One launch of kernel k on a device, as its timeline's job holds it: the
+   backend's state for the device (s), the buffers (written first), the
+   arguments after them, and the plan. */
+typedef struct nx__dk_launch {
+  void *s;
+  int k, nbuf, nargs;
+  nx_buffer *bufs[NX__OPS];
+  nx__dk_arg args[6];
+  int64_t count;
+  size_t nplan;
+  int64_t plan[NX__PLAN_WORDS];
+} nx__dk_launch;
+
+/* nx__dk_submit(fn, s, k, ops, nw, nr, args, nargs, run) plans kernel k
+   over the nw + nr operands (written first) and queues run(d, launch) on
+   their device's timeline, which launches it and returns 0 or the
+   device's failure (which loses the device); the launch is freed once the
+   job settles. Returns 0 waiting for nothing; nothing is queued for no
+   element. Fails as nx_rig_submit does, naming fn, and with NX_ENOMEM. */
+int nx__dk_submit(const char *fn, void *s, int k, nx_array *const *ops, int nw, int nr, const nx__dk_arg *args,
+                  int nargs, int (*run)(nx_device *d, void *launch));
+
 /* nx__dk_plan(ops, n, plan) writes the host engine's plan of the n
    operands (axes dropped, flipped, ordered and coalesced as for the host
    kernels; positions in elements, the device addressing its buffers) as

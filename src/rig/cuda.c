@@ -125,9 +125,15 @@ static bool peers[NX__MAX_DEVICES][NX__MAX_DEVICES];
 static nx_device *cuda_devs[NX__MAX_DEVICES];
 static int ncuda;
 
-static bool cuda_peer(const nx_device *a, const nx_device *b) {
+/* Whether a reaches b's device memory by b's addresses. */
+static bool reaches(const nx_device *a, const nx_device *b) {
   return a->type == NX__CUDA && b->type == NX__CUDA && (a == b || peers[CU(a)->ordinal][CU(b)->ordinal]);
 }
+
+/* Copies between any two GPUs run as one cuMemcpyPeerAsync on the
+   destination's stream: directly where peer access is enabled, staged by
+   the driver where not, in both cases without nx's bounce through the host. */
+static bool cuda_peer(const nx_device *a, const nx_device *b) { return a->type == NX__CUDA && b->type == NX__CUDA; }
 
 /* The memory's storage: a device address and the bytes it holds. */
 typedef struct cuda_mem {
@@ -249,7 +255,7 @@ static void *cuda_map(nx_device *d, nx__memory *m) {
   borrowed *map = NX__INJECT() ? NULL : nx__calloc(1, sizeof *map);
   if (!map) return NULL;
   if (!m->host) {
-    if (!cuda_peer(d, m->dev)) goto fail;
+    if (!reaches(d, m->dev)) goto fail;
     map->ptr = ((cuda_mem *)m->impl)->ptr;
     return map;
   }
@@ -283,7 +289,7 @@ static void cuda_unmap(nx_device *d, void *p) {
 const nx__backend nx__cuda_backend = {cuda_alloc, cuda_release, cuda_read, cuda_write, cuda_fill,
                                       cuda_copy,  cuda_map,     cuda_unmap, cuda_peer};
 
-bool nx__cuda_can_map(const nx_device *d, const nx__memory *m) { return m->host != NULL || cuda_peer(d, m->dev); }
+bool nx__cuda_can_map(const nx_device *d, const nx__memory *m) { return m->host != NULL || reaches(d, m->dev); }
 
 /* One GPU: its context, stream, event and entry in the device table; a
    step that fails leaves it out. */

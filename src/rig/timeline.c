@@ -131,7 +131,11 @@ static int run_job(nx_device *d, nx__job *j, const held_locks *h) {
     memset((char *)b->mem->host + j->doff, j->value, (size_t)j->bytes);
     return 0;
   }
-  case NX__JOB_HOOK: return j->hook(d, j->ctx);
+  case NX__JOB_HOOK:
+    /* A CUDA kernel reaches host-addressed memory through its pages. */
+    for (int i = 0; i < j->nbuf && d->type == NX__CUDA; i++)
+      if ((s = to_host(j, h, j->bufs[i]->mem, i < j->nwrites ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) return s;
+    return j->hook(d, j->ctx);
   }
   return NX_EINVAL;
 }
