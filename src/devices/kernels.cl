@@ -37,10 +37,10 @@ NX_DEV double2 nx__d2(double x, double y) { return make_double2(x, y); }
 #else
 #pragma OPENCL FP_CONTRACT OFF
 #define NX_G global
-#define NX_KERNEL NX_KERNEL
+#define NX_KERNEL kernel void
 #define NX_DEV static
-#define NX__GID() ((long)NX__GID())
-#define NX__GSIZE() (NX__GSIZE())
+#define NX__GID() ((long)get_global_id(0))
+#define NX__GSIZE() ((long)get_global_size(0))
 #define NX__CAS(w, o, n) atomic_cmpxchg((w), (o), (n))
 #define NX__CLZ64(m) clz(m)
 #if defined(NX_HAS_DOUBLE)

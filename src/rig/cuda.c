@@ -65,6 +65,7 @@ static bool load(void) {
       {(void **)&api.ctx_enable_peer, "cuCtxEnablePeerAccess", false},
       {(void **)&api.stream_create, "cuStreamCreate", false},
       {(void **)&api.stream_synchronize, "cuStreamSynchronize", false},
+      {(void **)&api.stream_destroy, "cuStreamDestroy_v2", false},
       {(void **)&api.event_create, "cuEventCreate", false},
       {(void **)&api.event_record, "cuEventRecord", false},
       {(void **)&api.event_synchronize, "cuEventSynchronize", false},
@@ -311,11 +312,14 @@ static int add_device(int ordinal) {
   if (!map || !uva) goto fail_ctx;
   if (nx__cuda_enter(c)) goto fail_ctx;
   CUresult e = api.stream_create(&c->stream, NX__CU_STREAM_NON_BLOCKING);
-  if (e == NX__CUDA_SUCCESS) e = api.event_create(&c->done, NX__CU_EVENT_BLOCKING_SYNC | NX__CU_EVENT_DISABLE_TIMING);
   nx__cuda_leave();
   if (e != NX__CUDA_SUCCESS) goto fail_ctx;
+  if (nx__cuda_enter(c)) goto fail_event;
+  e = api.event_create(&c->done, NX__CU_EVENT_BLOCKING_SYNC | NX__CU_EVENT_DISABLE_TIMING);
+  nx__cuda_leave();
+  if (e != NX__CUDA_SUCCESS) goto fail_event;
   nx_device *d = nx__device_new(NX__CUDA, &nx__cuda_backend);
-  if (!d) goto fail_ctx;
+  if (!d) goto fail_device;
   d->impl = c;
   char name[200] = "";
   size_t mem = 0;
@@ -326,6 +330,16 @@ static int add_device(int ordinal) {
            c->cc_minor, c->sms, (double)mem / (1 << 30));
   cuda_devs[ncuda++] = d;
   return 0;
+fail_device:
+  if (!nx__cuda_enter(c)) {
+    api.event_destroy(c->done);
+    nx__cuda_leave();
+  }
+fail_event:
+  if (!nx__cuda_enter(c)) {
+    api.stream_destroy(c->stream);
+    nx__cuda_leave();
+  }
 fail_ctx:
   /* The primary context stays retained: releasing it could reset a
      context the process's own CUDA code shares. */

@@ -54,6 +54,7 @@ typedef struct nx__cuda_api {
   CUresult (*ctx_enable_peer)(CUcontext peer, unsigned flags);
   CUresult (*stream_create)(CUstream *s, unsigned flags);
   CUresult (*stream_synchronize)(CUstream s);
+  CUresult (*stream_destroy)(CUstream s);
   CUresult (*event_create)(CUevent *e, unsigned flags);
   CUresult (*event_record)(CUevent e, CUstream s);
   CUresult (*event_synchronize)(CUevent e);
