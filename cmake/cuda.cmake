@@ -32,6 +32,7 @@ set(NX_CUDA_INPUTS ${CMAKE_CURRENT_SOURCE_DIR}/include/nx_dtype.h ${CMAKE_CURREN
 if(NX_CUDA)
   message(STATUS "NX_CUDA: on (${NX_NVCC})")
   add_custom_command(OUTPUT ${NX_GENERATED}/nx_cuda.fatbin
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${NX_GENERATED}
     COMMAND ${NX_NVCC} ${NX_NVCC_FLAGS} ${NX_CUDA_GENCODE} -I${CMAKE_CURRENT_SOURCE_DIR}/include -fatbin
             -o ${NX_GENERATED}/nx_cuda.fatbin ${CMAKE_CURRENT_SOURCE_DIR}/src/devices/kernels.cu
     DEPENDS ${NX_CUDA_INPUTS}
@@ -41,6 +42,9 @@ if(NX_CUDA)
             -DINPUT1=${NX_GENERATED}/nx_cuda.fatbin -DALIGN=16 -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/embed.cmake
     DEPENDS ${NX_GENERATED}/nx_cuda.fatbin ${CMAKE_CURRENT_SOURCE_DIR}/cmake/embed.cmake
     COMMENT "Embedding the CUDA device kernels")
+  # One target owns the outputs, so that the libraries built from them do
+  # not run nvcc each (at once, onto one file) under a parallel build.
+  add_custom_target(nx_cuda_kernels DEPENDS ${NX_GENERATED}/nx_cuda_fatbin.h)
 else()
   message(STATUS "NX_CUDA: off")
 endif()

@@ -206,8 +206,9 @@ static bool cu_words_whole(nx_buffer *b) {
 }
 
 static int on_cuda(const nx__devop *op, nx_device *d, nx_array *const *ops, int nw, int nr) {
-  nx__cu_device *s;
-  int st = nx__cu_device_of(d, op->name, &s);
+  nx__cu_device *s = NULL;
+  /* A lost device's context loads nothing: the door answers NX_ELOST. */
+  int st = nx_device_lost(d) ? 0 : nx__cu_device_of(d, op->name, &s);
   if (st) return st;
   backend B = {"CUDA", true, s, nx__cu_launch, cu_words_whole};
   return on_device(op, d, &B, ops, nw, nr);
