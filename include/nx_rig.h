@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nx_rig.h: devices, buffers, timelines, claims, donation and loss.
 
-   A device (nx_device) is the host or an OpenCL device (and, in the test
+   A device (nx_device) is the host, an OpenCL device or a CUDA GPU (and, in the test
    variant of the library only, a test device: see docs/rig.md). Every device has a timeline: work submitted to
    it runs in submission order on that device, asynchronously to the
    submitter.
@@ -80,34 +80,37 @@ typedef enum nx_access {
    thread of the process. It is NULL only where the process could not start
    that thread at its first use (no memory or thread left), and then nx has
    no device at all. It
-   discovers no OpenCL device: host-only work never loads an OpenCL driver. */
+   discovers no OpenCL or CUDA device: host-only work never loads a driver. */
 NX_API nx_device *nx_rig_host(void);
 
 /* nx_rig_devices(out, cap) writes up to cap devices into out, the host first,
-   then every OpenCL device (OpenCL 1.2 or later) of every platform, then the
-   test devices made so far, and returns how many there are (which may pass
+   then every OpenCL device (OpenCL 1.2 or later) of every platform, then
+   every CUDA GPU (where the CUDA driver, libcuda.so.1, is installed and nx
+   was built with CUDA), then the test devices made so far, and returns how many there are (which may pass
    cap). Devices live as long as the process.
    The first call of it or of nx_rig_find (or making a test device)
-   discovers the OpenCL devices.
+   discovers the OpenCL and CUDA devices.
    Fails with NX_EINVAL if cap < 0, or out is NULL with cap > 0. */
 NX_API int nx_rig_devices(nx_device **out, int cap);
 
-/* nx_rig_find(name, &d) sets d to the device named name ("host", "opencl:0",
+/* nx_rig_find(name, &d) sets d to the device named name ("host", "opencl:0", "cuda:0",
    "test:1") and returns 0.
    Fails with NX_EINVAL if name or d is NULL or no device has that name. */
 NX_API int nx_rig_find(const char *name, nx_device **d);
 
-/* nx_device_name(d) is d's name: "host", "opencl:<n>" or "test:<n>";
+/* nx_device_name(d) is d's name: "host", "opencl:<n>", "cuda:<n>" or "test:<n>";
    "NULL" for a NULL d (as is nx_device_description's), for messages that
    name operands. */
 NX_API const char *nx_device_name(const nx_device *d);
 
 /* nx_device_description(d) is what d says of itself: the OpenCL device's
-   name and platform, "host" or "test device". */
+   name and platform, the GPU's name and compute capability, "host" or
+   "test device". */
 NX_API const char *nx_device_description(const nx_device *d);
 
 /* nx_device_has_memory(d, kind) is true iff d makes memory of that kind. The
    host makes NX_MEMORY_DEVICE and NX_MEMORY_HOST; an OpenCL device all three;
+   a CUDA device NX_MEMORY_DEVICE and NX_MEMORY_HOST (pinned pages);
    a test device NX_MEMORY_DEVICE. */
 NX_API bool nx_device_has_memory(const nx_device *d, nx_memory_kind kind);
 
@@ -118,7 +121,9 @@ NX_API bool nx_device_host_addresses(const nx_device *d, nx_memory_kind kind);
 /* nx_device_can_map(d, b) is true iff d can map b's memory without a copy
    (nx_buffer_borrow): its own, host-addressed memory for an OpenCL device of
    the same platform as b's or for the host, and the host's memory for an
-   OpenCL device. A test device maps only its own. */
+   OpenCL device; for a CUDA device, any host-addressed memory (a borrow
+   pins the pages) and the device memory of a GPU it has peer access to. A
+   test device maps only its own. */
 NX_API bool nx_device_can_map(const nx_device *d, const nx_buffer *b);
 
 /* nx_device_lost(d) is true iff d is lost. Each of these four is false, with

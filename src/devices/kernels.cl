@@ -1,24 +1,67 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The device kernels in OpenCL C, compiled after nx_dtype.h (which the
-   library embeds with this file): cast, fill, copy, where, and the exact
-   elementwise operations, each element computed as the host kernels compute
-   it (src/kernels/ops.c, cast_scalar.c), so that the bits agree.
+/* The device kernels, compiled after nx_dtype.h as OpenCL C (the OpenCL
+   program, which the library embeds with nx_dtype.h) and as CUDA (kernels.cu
+   includes this file; nvcc compiles it at build time): cast, fill, copy,
+   where, and the exact elementwise operations, each element computed as the
+   host kernels compute it (src/kernels/ops.c, cast_scalar.c), so that the
+   bits agree.
 
-   Every kernel walks a plan (opencl_plan.c): plan[0] the rank r, plan[1]
-   the element count, plan[2 .. 2+r) the extents (axis 0 innermost), then per
-   operand its first element's position and its r strides, in elements. Work
-   item g visits elements g, g + G, ... (G the global size). Elements of a
-   byte or more are addressed by position times width; sub-byte ones by bit
-   position, and stored by an atomic compare-and-swap on the 32-bit word
-   that holds them (the rig makes device buffers of whole 8-byte words, and
-   the dispatcher declines where a borrowed buffer is not), so work items
-   storing neighbours in one byte keep each other's bits. */
+   Every kernel walks a plan (opencl_launch.c, cuda_launch.c): plan[0] the
+   rank r, plan[1] the element count, plan[2 .. 2+r) the extents (axis 0
+   innermost), then per operand its first element's position and its r
+   strides, in elements. Work item g visits elements g, g + G, ... (G the
+   NX_G size). Elements of a byte or more are addressed by position times
+   width; sub-byte ones by bit position, and stored by an atomic
+   compare-and-swap on the 32-bit word that holds them (the rig makes device
+   buffers of whole 8-byte words, and the dispatcher declines where a
+   borrowed buffer is not), so work items storing neighbours in one byte
+   keep each other's bits.
+
+   The two languages differ only in the few names defined first. Products
+   and sums never fuse (FP_CONTRACT OFF here, nvcc --fmad=false). */
+#if defined(__CUDACC__)
+#define NX_G
+#define NX_KERNEL extern "C" __global__ void
+#define NX_DEV static __device__
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+#define NX__GID() ((long)blockIdx.x * (long)blockDim.x + (long)threadIdx.x)
+#define NX__GSIZE() ((long)gridDim.x * (long)blockDim.x)
+#define NX__CAS(w, o, n) atomicCAS((unsigned int *)(w), (o), (n))
+#define NX__CLZ64(m) __clzll((long long)(m))
+NX_DEV double as_double(ulong u) { return nx__f64_of_bits(u); }
+NX_DEV ulong as_ulong(double x) { return nx__f64_bits(x); }
+NX_DEV double2 nx__d2(double x, double y) { return make_double2(x, y); }
+#else
 #pragma OPENCL FP_CONTRACT OFF
+#define NX_G global
+#define NX_KERNEL kernel void
+#define NX_DEV static
+#define NX__GID() ((long)get_global_id(0))
+#define NX__GSIZE() ((long)get_global_size(0))
+#define NX__CAS(w, o, n) atomic_cmpxchg((w), (o), (n))
+#define NX__CLZ64(m) clz(m)
+#if defined(NX_HAS_DOUBLE)
+NX_DEV double2 nx__d2(double x, double y) { return (double2)(x, y); }
+#endif
+#endif
+
+/* The NaN an invalid operation (0/0, inf - inf) makes on the host: x86-64's
+   default NaN unless the build names the host's (aarch64: 0x7FF8...). */
+#ifndef NX__DEFAULT_NAN
+#define NX__DEFAULT_NAN 0xFFF8000000000000UL
+#endif
 
 /* The positions of element i in each of n operands. */
-static void nx__at(global const long *plan, int n, long i, long *pos) {
+NX_DEV void nx__at(NX_G const long *plan, int n, long i, long *pos) {
   int r = (int)plan[0];
-  global const long *ext = plan + 2;
+  NX_G const long *ext = plan + 2;
+  if (r == 1) { /* no division: the common case of a coalesced plan */
+    for (int k = 0; k < n; k++) pos[k] = plan[3 + 2 * k] + i * plan[4 + 2 * k];
+    return;
+  }
   for (int k = 0; k < n; k++) pos[k] = plan[2 + r + k * (r + 1)];
   for (int j = 0; j < r; j++) {
     long e = ext[j], q = i % e;
@@ -28,61 +71,61 @@ static void nx__at(global const long *plan, int n, long i, long *pos) {
 }
 
 /* The low 64 bits of the element at position p (a complex128's real part). */
-static ulong nx__ld(global const uchar *b, long p, int bits) {
+NX_DEV ulong nx__ld(NX_G const uchar *b, long p, int bits) {
   switch (bits) {
   case 8: return b[p];
-  case 16: return ((global const ushort *)b)[p];
-  case 32: return ((global const uint *)b)[p];
-  case 64: return ((global const ulong *)b)[p];
-  case 128: return ((global const ulong *)b)[2 * p];
+  case 16: return ((NX_G const ushort *)b)[p];
+  case 32: return ((NX_G const uint *)b)[p];
+  case 64: return ((NX_G const ulong *)b)[p];
+  case 128: return ((NX_G const ulong *)b)[2 * p];
   default: return nx_subbyte_get(b, p, bits);
   }
 }
 
-static ulong nx__ld_hi(global const uchar *b, long p) { return ((global const ulong *)b)[2 * p + 1]; }
+NX_DEV ulong nx__ld_hi(NX_G const uchar *b, long p) { return ((NX_G const ulong *)b)[2 * p + 1]; }
 
-static void nx__st(global uchar *b, long p, int bits, ulong v) {
+NX_DEV void nx__st(NX_G uchar *b, long p, int bits, ulong v) {
   switch (bits) {
   case 8: b[p] = (uchar)v; return;
-  case 16: ((global ushort *)b)[p] = (ushort)v; return;
-  case 32: ((global uint *)b)[p] = (uint)v; return;
-  case 64: ((global ulong *)b)[p] = v; return;
-  case 128: ((global ulong *)b)[2 * p] = v; return;
+  case 16: ((NX_G ushort *)b)[p] = (ushort)v; return;
+  case 32: ((NX_G uint *)b)[p] = (uint)v; return;
+  case 64: ((NX_G ulong *)b)[p] = v; return;
+  case 128: ((NX_G ulong *)b)[2 * p] = v; return;
   }
   long bit = p * bits, byte = bit >> 3;
-  volatile global uint *w = (volatile global uint *)(b + (byte & ~3L));
+  volatile NX_G uint *w = (volatile NX_G uint *)(b + (byte & ~3L));
   uint sh = (uint)(((byte & 3) << 3) + (bit & 7)), mask = ((1u << bits) - 1) << sh, val = ((uint)v << sh) & mask;
   uint old = *w, prev;
-  while ((prev = atomic_cmpxchg(w, old, (old & ~mask) | val)) != old) old = prev;
+  while ((prev = NX__CAS(w, old, (old & ~mask) | val)) != old) old = prev;
 }
 
-static void nx__st_hi(global uchar *b, long p, ulong v) { ((global ulong *)b)[2 * p + 1] = v; }
+NX_DEV void nx__st_hi(NX_G uchar *b, long p, ulong v) { ((NX_G ulong *)b)[2 * p + 1] = v; }
 
 /* A run of elements: the loop every kernel has. */
 #define NX__EACH(n)                                                               \
   long count = plan[1], pos[n];                                                   \
-  for (long i = get_global_id(0); i < count; i += (long)get_global_size(0))       \
+  for (long i = NX__GID(); i < count; i += NX__GSIZE())       \
     if ((nx__at(plan, n, i, pos)), 1)
 
-kernel void nx_fill(global uchar *z, global const long *plan, int bits, ulong lo, ulong hi) {
+NX_KERNEL nx_fill(NX_G uchar *z, NX_G const long *plan, int bits, ulong lo, ulong hi) {
   NX__EACH(1) {
     nx__st(z, pos[0], bits, lo);
     if (bits == 128) nx__st_hi(z, pos[0], hi);
   }
 }
 
-kernel void nx_copy(global uchar *z, global const uchar *x, global const long *plan, int bits) {
+NX_KERNEL nx_copy(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int bits) {
   NX__EACH(2) {
     nx__st(z, pos[0], bits, nx__ld(x, pos[1], bits));
     if (bits == 128) nx__st_hi(z, pos[0], nx__ld_hi(x, pos[1]));
   }
 }
 
-kernel void nx_where(global uchar *z, global const uchar *c, global const uchar *x, global const uchar *y,
-                     global const long *plan, int bits, int cbits) {
+NX_KERNEL nx_where(NX_G uchar *z, NX_G const uchar *c, NX_G const uchar *x, NX_G const uchar *y,
+                     NX_G const long *plan, int bits, int cbits) {
   NX__EACH(4) {
     bool t = nx__ld(c, pos[1], cbits) != 0;
-    global const uchar *s = t ? x : y;
+    NX_G const uchar *s = t ? x : y;
     long p = t ? pos[2] : pos[3];
     nx__st(z, pos[0], bits, nx__ld(s, p, bits));
     if (bits == 128) nx__st_hi(z, pos[0], nx__ld_hi(s, p));
@@ -97,7 +140,7 @@ typedef struct nx__value {
   int cls;
 } nx__value;
 
-static nx__value nx__cast_load(int from, ulong lo, ulong hi) {
+NX_DEV nx__value nx__cast_load(int from, ulong lo, ulong hi) {
   nx__value v = {0, 0, NX__V_FLOAT};
   switch (from) {
   case NX_COMPLEX128: v.re = lo; v.im = hi; return v;
@@ -114,16 +157,16 @@ static nx__value nx__cast_load(int from, ulong lo, ulong hi) {
 }
 
 /* Magnitude m, sign s, rounded to odd at 53 bits (see cast_scalar.c). */
-static ulong nx__f64bits_odd(ulong m, ulong s) {
+NX_DEV ulong nx__f64bits_odd(ulong m, ulong s) {
   if (m >> 53) {
-    int sh = 11 - (int)clz(m);
+    int sh = 11 - (int)NX__CLZ64(m);
     ulong q = (m >> sh) | ((m & ((1UL << sh) - 1)) != 0);
     m = q << sh;
   }
   return nx__f64bits_of_u64(m, s);
 }
 
-static ulong nx__cast_store_float(int c, nx__value v) {
+NX_DEV ulong nx__cast_store_float(int c, nx__value v) {
   ulong m = v.re, s = 0;
   if (v.cls == NX__V_FLOAT) return nx_dtype_store_f64bits(c, v.re);
   if (v.cls == NX__V_INT && (long)m < 0) { m = 0 - m; s = 1; }
@@ -131,7 +174,7 @@ static ulong nx__cast_store_float(int c, nx__value v) {
   return nx_dtype_store_f64bits(c, nx__f64bits_odd(m, s));
 }
 
-static ulong nx__cast_store_int(int bits, int is_signed, nx__value v) {
+NX_DEV ulong nx__cast_store_int(int bits, int is_signed, nx__value v) {
   ulong mask = bits == 64 ? ~0UL : (1UL << bits) - 1, umax = is_signed ? mask >> 1 : mask;
   if (v.cls == NX__V_INT && (long)v.re < 0) {
     if (!is_signed) return 0;
@@ -141,7 +184,7 @@ static ulong nx__cast_store_int(int bits, int is_signed, nx__value v) {
   return v.re > umax ? umax : v.re;
 }
 
-static ulong nx__cast_store(int to, nx__value v, ulong *hi) {
+NX_DEV ulong nx__cast_store(int to, nx__value v, ulong *hi) {
   ulong abs = 0x7FFFFFFFFFFFFFFFUL;
   *hi = 0;
   switch (to) {
@@ -158,7 +201,7 @@ static ulong nx__cast_store(int to, nx__value v, ulong *hi) {
   return v.cls == NX__V_FLOAT ? nx__store_int(v.re, bits, sg) : nx__cast_store_int(bits, sg, v);
 }
 
-kernel void nx_cast(global uchar *z, global const uchar *x, global const long *plan, int to, int from) {
+NX_KERNEL nx_cast(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int to, int from) {
   int tb = nx_dtype_bits_of(to), fb = nx_dtype_bits_of(from);
   NX__EACH(2) {
     ulong hi = fb == 128 ? nx__ld_hi(x, pos[1]) : 0, lo = nx__ld(x, pos[1], fb);
@@ -178,14 +221,14 @@ enum { NX__EQ, NX__NE, NX__LT, NX__LE };
 
 /* Integers and booleans in 64 bits: x and y are the values (signed ones
    sign-extended, booleans 0 or 1); the store keeps the low bits. */
-static ulong nx__ipow(ulong x, ulong y) {
+NX_DEV ulong nx__ipow(ulong x, ulong y) {
   ulong r = 1;
   for (; y; y >>= 1, x *= x)
     if (y & 1) r *= x;
   return r;
 }
 
-static ulong nx__int_op(int op, int k, ulong xu, ulong yu) {
+NX_DEV ulong nx__int_op(int op, int k, ulong xu, ulong yu) {
   long x = (long)xu, y = (long)yu;
   if (k == NX_KIND_SIGNED) switch (op) {
     case NX__IDIV: return y == 0 ? 0 : y == -1 ? 0 - xu : (ulong)(x / y);
@@ -213,34 +256,49 @@ static ulong nx__int_op(int op, int k, ulong xu, ulong yu) {
 }
 
 /* An integer or boolean element's value. */
-static ulong nx__int_of(int dt, int k, ulong b) {
+NX_DEV ulong nx__int_of(int dt, int k, ulong b) {
   if (k == NX_KIND_BOOLEAN) return b != 0;
   return k == NX_KIND_SIGNED ? (ulong)nx__int_value(b, nx_dtype_bits_of(dt), 1) : b;
 }
 
-static ulong nx__int_store(int k, ulong v) { return k == NX_KIND_BOOLEAN ? v != 0 : v; }
+NX_DEV ulong nx__int_store(int k, ulong v) { return k == NX_KIND_BOOLEAN ? v != 0 : v; }
 
 #if defined(NX_HAS_DOUBLE)
-static double nx__f(int dt, ulong b) { return as_double(nx_dtype_load_f64bits(dt, b)); }
-static ulong nx__fst(int dt, double x) { return nx_dtype_store_f64bits(dt, as_ulong(x)); }
+NX_DEV double nx__f(int dt, ulong b) { return as_double(nx_dtype_load_f64bits(dt, b)); }
+NX_DEV ulong nx__fst(int dt, double x) { return nx_dtype_store_f64bits(dt, as_ulong(x)); }
 
-static double nx__fminmax(bool mx, double x, double y) {
+/* The host's NaNs, whatever the device's: an operation on a NaN gives its
+   first NaN operand, quieted; an invalid one gives the host's default NaN.
+   (GPUs give one canonical NaN for both; PoCL, on the host's CPU, agrees
+   with the host without these, so the OpenCL suite checks the rule.) */
+NX_DEV double nx__quiet(double x) { return as_double(as_ulong(x) | 0x0008000000000000UL); }
+NX_DEV double nx__nan2(double r, double x, double y) {
+  if (!isnan(r)) return r;
+  return isnan(x) ? nx__quiet(x) : isnan(y) ? nx__quiet(y) : as_double(NX__DEFAULT_NAN);
+}
+NX_DEV double nx__nan1(double r, double x) { return nx__nan2(r, x, 0.0); }
+NX_DEV double nx__fadd(double x, double y) { return nx__nan2(x + y, x, y); }
+NX_DEV double nx__fsub(double x, double y) { return nx__nan2(x - y, x, y); }
+NX_DEV double nx__fmul(double x, double y) { return nx__nan2(x * y, x, y); }
+NX_DEV double nx__fdiv(double x, double y) { return nx__nan2(x / y, x, y); }
+
+NX_DEV double nx__fminmax(bool mx, double x, double y) {
   if (isnan(x)) return x;
   if (isnan(y)) return y;
   if (x == y) return (signbit(x) != 0) != mx ? x : y; /* -0 < +0 */
   return (x < y) != mx ? x : y;
 }
 
-static double nx__float_op(int op, double x, double y) {
+NX_DEV double nx__float_op(int op, double x, double y) {
   switch (op) {
-  case NX__ADD: return x + y;
-  case NX__SUB: return x - y;
-  case NX__MUL: return x * y;
-  case NX__FDIV: return x / y;
+  case NX__ADD: return nx__fadd(x, y);
+  case NX__SUB: return nx__fsub(x, y);
+  case NX__MUL: return nx__fmul(x, y);
+  case NX__FDIV: return nx__fdiv(x, y);
   case NX__MOD:
-    /* The C library's invalid cases, as it computes them: a NaN operand's
-       NaN, else the invalid operation's NaN. */
-    if (isnan(x) || isnan(y) || isinf(x) || y == 0) return (x * y) / (x * y);
+    /* The C library's invalid cases, as it computes them, (x * y) / (x * y):
+       a NaN operand's NaN, else the invalid operation's NaN. */
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0) return nx__fdiv(nx__fmul(x, y), nx__fmul(x, y));
     return fmod(x, y);
   case NX__MIN: return nx__fminmax(false, x, y);
   case NX__MAX: return nx__fminmax(true, x, y);
@@ -250,8 +308,9 @@ static double nx__float_op(int op, double x, double y) {
 
 /* The C runtime's complex product (Annex G: infinities recovered from a
    NaN + iNaN result), which the host's complex multiplication calls. */
-static double2 nx__cmul(double a, double b, double c, double d) {
-  double ac = a * c, bd = b * d, ad = a * d, bc = b * c, x = ac - bd, y = ad + bc;
+NX_DEV double2 nx__cmul(double a, double b, double c, double d) {
+  double ac = nx__fmul(a, c), bd = nx__fmul(b, d), ad = nx__fmul(a, d), bc = nx__fmul(b, c);
+  double x = nx__fsub(ac, bd), y = nx__fadd(ad, bc);
   if (isnan(x) && isnan(y)) {
     bool recalc = false;
     if (isinf(a) || isinf(b)) {
@@ -276,20 +335,20 @@ static double2 nx__cmul(double a, double b, double c, double d) {
       recalc = true;
     }
     if (recalc) {
-      x = INFINITY * (a * c - b * d);
-      y = INFINITY * (a * d + b * c);
+      x = nx__fmul(INFINITY, nx__fsub(nx__fmul(a, c), nx__fmul(b, d)));
+      y = nx__fmul(INFINITY, nx__fadd(nx__fmul(a, d), nx__fmul(b, c)));
     }
   }
-  return (double2)(x, y);
+  return nx__d2(x, y);
 }
 
 /* A complex element's parts, and their store. */
-static double2 nx__cx(int dt, ulong lo, ulong hi) {
-  if (dt == NX_COMPLEX128) return (double2)(as_double(lo), as_double(hi));
-  return (double2)(as_double(nx_load_float32_f64((uint)lo)), as_double(nx_load_float32_f64((uint)(lo >> 32))));
+NX_DEV double2 nx__cx(int dt, ulong lo, ulong hi) {
+  if (dt == NX_COMPLEX128) return nx__d2(as_double(lo), as_double(hi));
+  return nx__d2(as_double(nx_load_float32_f64((uint)lo)), as_double(nx_load_float32_f64((uint)(lo >> 32))));
 }
 
-static ulong nx__cxst(int dt, double2 v, ulong *hi) {
+NX_DEV ulong nx__cxst(int dt, double2 v, ulong *hi) {
   if (dt == NX_COMPLEX128) {
     *hi = as_ulong(v.y);
     return as_ulong(v.x);
@@ -298,7 +357,7 @@ static ulong nx__cxst(int dt, double2 v, ulong *hi) {
 }
 #endif
 
-kernel void nx_binary(global uchar *z, global const uchar *x, global const uchar *y, global const long *plan, int op,
+NX_KERNEL nx_binary(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,
                       int dt) {
   int bits = nx_dtype_bits_of(dt), k = nx_dtype_kind_of(dt);
   NX__EACH(3) {
@@ -308,7 +367,9 @@ kernel void nx_binary(global uchar *z, global const uchar *x, global const uchar
     else if (k == NX_KIND_COMPLEX) {
       double2 u = nx__cx(dt, a, bits == 128 ? nx__ld_hi(x, pos[1]) : 0);
       double2 v = nx__cx(dt, b, bits == 128 ? nx__ld_hi(y, pos[2]) : 0);
-      r = nx__cxst(dt, op == NX__ADD ? u + v : op == NX__SUB ? u - v : nx__cmul(u.x, u.y, v.x, v.y), &hi);
+      r = nx__cxst(dt, op == NX__ADD   ? nx__d2(nx__fadd(u.x, v.x), nx__fadd(u.y, v.y))
+                        : op == NX__SUB ? nx__d2(nx__fsub(u.x, v.x), nx__fsub(u.y, v.y))
+                                        : nx__cmul(u.x, u.y, v.x, v.y), &hi);
     } else
 #endif
       r = nx__int_store(k, nx__int_op(op, k, nx__int_of(dt, k, a), nx__int_of(dt, k, b)));
@@ -317,7 +378,7 @@ kernel void nx_binary(global uchar *z, global const uchar *x, global const uchar
   }
 }
 
-kernel void nx_unary(global uchar *z, global const uchar *x, global const long *plan, int op, int dt) {
+NX_KERNEL nx_unary(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int op, int dt) {
   int bits = nx_dtype_bits_of(dt), k = nx_dtype_kind_of(dt);
   NX__EACH(2) {
     ulong lo = nx__ld(x, pos[1], bits), hi = bits == 128 ? nx__ld_hi(x, pos[1]) : 0;
@@ -340,13 +401,13 @@ kernel void nx_unary(global uchar *z, global const uchar *x, global const long *
         double v = nx__f(dt, lo), r = 0;
         bool keep = false;
         switch (op) {
-        case NX__RECIP: r = 1.0 / v; break;
+        case NX__RECIP: r = nx__fdiv(1.0, v); break;
         case NX__SIGN: keep = isnan(v) || v == 0; r = v > 0 ? 1.0 : -1.0; break;
-        case NX__TRUNC: r = trunc(v); break;
-        case NX__CEIL: r = ceil(v); break;
-        case NX__FLOOR: r = floor(v); break;
-        case NX__ROUND: r = round(v); break;
-        case NX__SQRT: r = sqrt(v); break;
+        case NX__TRUNC: r = nx__nan1(trunc(v), v); break;
+        case NX__CEIL: r = nx__nan1(ceil(v), v); break;
+        case NX__FLOOR: r = nx__nan1(floor(v), v); break;
+        case NX__ROUND: r = nx__nan1(round(v), v); break;
+        case NX__SQRT: r = nx__nan1(sqrt(v), v); break;
         }
         if (!keep) lo = dt == NX_FLOAT64 ? as_ulong(r) : nx__fst(dt, r);
       }
@@ -357,7 +418,7 @@ kernel void nx_unary(global uchar *z, global const uchar *x, global const long *
   }
 }
 
-kernel void nx_compare(global uchar *z, global const uchar *x, global const uchar *y, global const long *plan, int op,
+NX_KERNEL nx_compare(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,
                        int dt, int zt) {
   int bits = nx_dtype_bits_of(dt), k = nx_dtype_kind_of(dt), zb = nx_dtype_bits_of(zt);
   NX__EACH(3) {

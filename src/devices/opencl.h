@@ -7,6 +7,7 @@
 
 #include "../base/error.h"
 #include "../rig/rig_opencl.h"
+#include "launch.h"
 #include "nx_array.h"
 
 /* nx__opencl_program_stats(&built, &loaded): how many programs this process
@@ -14,8 +15,6 @@
 void nx__opencl_program_stats(int *built, int *loaded);
 
 #ifdef NX_HAVE_OPENCL
-/* The kernels, in kernels.cl's names: nx_cast ... nx_where. */
-enum { NX__CL_CAST, NX__CL_FILL, NX__CL_COPY, NX__CL_BINARY, NX__CL_UNARY, NX__CL_COMPARE, NX__CL_WHERE, NX__CL_KERNELS };
 #define NX__CL_MAX_DEVICES 64
 
 typedef struct nx__cl_device {
@@ -26,7 +25,7 @@ typedef struct nx__cl_device {
   bool fp64, little;
   cl_program prog;
   /* Set and enqueued only on the device's timeline thread: one at a time. */
-  cl_kernel kernel[NX__CL_KERNELS];
+  cl_kernel kernel[NX__K_KERNELS];
 } nx__cl_device;
 
 /* nx__cl_device_of(d, fn, &s) sets s to OpenCL device d's program and
@@ -34,21 +33,14 @@ typedef struct nx__cl_device {
    Fails with NX_EIO naming fn where the device cannot build them. */
 int nx__cl_device_of(nx_device *d, const char *fn, nx__cl_device **s);
 
-/* One kernel argument after the buffers: a 32-bit or a 64-bit integer. */
-typedef struct nx__cl_arg {
-  bool wide;
-  int32_t i;
-  uint64_t u;
-} nx__cl_arg;
-
 /* nx__cl_launch(fn, s, k, ops, nw, nr, args, nargs) queues kernel k on s's
    device over the nw + nr operands (written first; each a buffer argument in
    that order, then the plan, then the args), planned as the host engine
-   plans them, and returns 0, waiting for nothing. Nothing is queued for no
-   element.
+   plans them (nx__dk_plan), and returns 0, waiting for nothing. Nothing is
+   queued for no element.
    Fails as nx_rig_submit does, naming fn, and with NX_ENOMEM. */
-int nx__cl_launch(const char *fn, nx__cl_device *s, int k, nx_array *const *ops, int nw, int nr,
-                  const nx__cl_arg *args, int nargs);
+int nx__cl_launch(const char *fn, void *s, int k, nx_array *const *ops, int nw, int nr, const nx__dk_arg *args,
+                  int nargs);
 #endif
 
 #endif

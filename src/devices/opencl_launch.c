@@ -1,40 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One device kernel over a plan: the host engine's plan of the operands
-   (axes dropped, flipped, ordered and coalesced as for the host kernels),
-   flattened into the plan buffer kernels.cl walks, and the kernel queued on
-   the device's timeline. The timeline's thread sets the arguments, enqueues
-   the kernel and waits for its event; a failed command fails the job, which
+/* One OpenCL device kernel over a plan (nx__dk_plan), queued on the
+   device's timeline. The timeline's thread sets the arguments, enqueues the
+   kernel and waits for its event; a failed command fails the job, which
    loses the device as any failed OpenCL command does. */
-#include <stdlib.h>
-#include <string.h>
-
-#include "../kernels/engine.h"
 #include "opencl.h"
-#include "../base/alloc.h"
 
 #ifdef NX_HAVE_OPENCL
-#include "../rig/rig_internal.h"
 
 /* The most work items one launch has; each visits every G-th element. */
 #define NX__CL_GLOBAL ((int64_t)1 << 18)
 #define NX__CL_LOCAL 64
 
-typedef struct launch {
-  nx__cl_device *s;
-  int k, nbuf, nargs;
-  nx_buffer *bufs[NX__OPS];
-  nx__cl_arg args[6];
-  int64_t count;
-  size_t nplan;
-  cl_long plan[2 + NX_MAX_RANK + NX__OPS * (1 + NX_MAX_RANK)];
-} launch;
-
 static int run(nx_device *d, void *vc) {
   (void)d;
-  launch *L = vc;
-  cl_kernel k = L->s->kernel[L->k];
+  nx__dk_launch *L = vc;
+  nx__cl_device *s = L->s;
+  cl_kernel k = s->kernel[L->k];
   cl_int err;
-  cl_mem plan = clCreateBuffer(L->s->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, L->nplan * sizeof(cl_long), L->plan, &err);
+  cl_mem plan = clCreateBuffer(s->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, L->nplan * sizeof(cl_long), L->plan, &err);
   if (err != CL_SUCCESS) return NX_EIO;
   cl_uint a = 0;
   for (int i = 0; i < L->nbuf; i++) {
@@ -52,7 +35,7 @@ static int run(nx_device *d, void *vc) {
      again for each work-group size they are given or pick. */
   size_t local = NX__CL_LOCAL, global = (size_t)(L->count < NX__CL_GLOBAL ? L->count : NX__CL_GLOBAL);
   global = (global + local - 1) / local * local;
-  if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(L->s->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
+  if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(s->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
   if (err == CL_SUCCESS) err = clWaitForEvents(1, &ev);
   cl_int status = CL_COMPLETE;
   if (err == CL_SUCCESS) clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
@@ -61,45 +44,8 @@ static int run(nx_device *d, void *vc) {
   return err == CL_SUCCESS && status == CL_COMPLETE ? 0 : NX_EIO;
 }
 
-static void drop(void *vc) { nx__free(vc); }
-
-int nx__cl_launch(const char *fn, nx__cl_device *s, int k, nx_array *const *ops, int nw, int nr,
-                  const nx__cl_arg *args, int nargs) {
-  int n = nw + nr;
-  nx_dtype dts[NX__OPS];
-  void *bases[NX__OPS];
-  const nx_layout *ls[NX__OPS];
-  for (int i = 0; i < n; i++) {
-    dts[i] = nx_array_dtype(ops[i]);
-    bases[i] = NULL; /* positions only: the device addresses its buffers */
-    ls[i] = nx_array_layout(ops[i]);
-  }
-  nx__plan P;
-  nx__plan_make(&P, n, dts, bases, ls, 0);
-  if (P.count == 0) return 0;
-  launch *L = nx__malloc(sizeof *L);
-  if (!L) return nx__fail(NX_ENOMEM, "%s: no memory for the device kernel", fn);
-  L->s = s;
-  L->k = k;
-  L->nbuf = n;
-  L->nargs = nargs;
-  L->count = P.count;
-  memcpy(L->args, args, (size_t)nargs * sizeof *args);
-  size_t m = 0;
-  L->plan[m++] = P.rank;
-  L->plan[m++] = P.count;
-  for (int j = 0; j < P.rank; j++) L->plan[m++] = P.ext[j];
-  for (int i = 0; i < n; i++) {
-    L->plan[m++] = P.pos[i];
-    for (int j = 0; j < P.rank; j++) L->plan[m++] = P.str[i][j];
-  }
-  L->nplan = m;
-  nx_buffer *w[NX__OPS], *r[NX__OPS];
-  for (int i = 0; i < n; i++) {
-    L->bufs[i] = nx_array_buffer(ops[i]);
-    if (i < nw) w[i] = L->bufs[i];
-    else r[i - nw] = L->bufs[i];
-  }
-  return nx__rig_submit_hook(fn, nx_buffer_device(L->bufs[0]), r, nr, w, nw, run, drop, L);
+int nx__cl_launch(const char *fn, void *s, int k, nx_array *const *ops, int nw, int nr, const nx__dk_arg *args,
+                  int nargs) {
+  return nx__dk_submit(fn, s, k, ops, nw, nr, args, nargs, run);
 }
 #endif

@@ -21,9 +21,6 @@
 #ifdef NX_HAVE_OPENCL
 #include "nx_cl_source.h" /* nx__cl_source: nx_dtype.h then kernels.cl */
 
-static const char *const kernel_names[NX__CL_KERNELS] = {"nx_cast", "nx_fill", "nx_copy", "nx_binary",
-                                                         "nx_unary", "nx_compare", "nx_where"};
-
 static atomic_int builds, loads;
 
 void nx__opencl_program_stats(int *built, int *loaded) {
@@ -101,7 +98,12 @@ static void write_binary(cl_program p, const char *path) {
   nx__free(bin);
 }
 
+/* The host's default NaN where it is not x86-64's (kernels.cl). */
+#if defined(__aarch64__)
+static const char options[] = "-cl-std=CL1.2 -DNX__DEFAULT_NAN=0x7FF8000000000000UL";
+#else
 static const char options[] = "-cl-std=CL1.2";
+#endif
 
 /* Builds the program for d: from the cached binary where one loads and
    builds, else from source (and then caches it). */
@@ -163,10 +165,10 @@ static int setup(nx_device *d, nx__cl_device *s, const char *fn) {
   s->little = little == CL_TRUE;
   int st = build(s, fn);
   if (st) return st;
-  for (int k = 0; k < NX__CL_KERNELS; k++) {
+  for (int k = 0; k < NX__K_KERNELS; k++) {
     cl_int err;
-    s->kernel[k] = clCreateKernel(s->prog, kernel_names[k], &err);
-    if (err != CL_SUCCESS) return nx__fail(NX_EIO, "%s: %s has no kernel %s (%d)", fn, s->name, kernel_names[k], (int)err);
+    s->kernel[k] = clCreateKernel(s->prog, nx__kernel_names[k], &err);
+    if (err != CL_SUCCESS) return nx__fail(NX_EIO, "%s: %s has no kernel %s (%d)", fn, s->name, nx__kernel_names[k], (int)err);
   }
   return 0;
 }
@@ -185,7 +187,7 @@ int nx__cl_device_of(nx_device *d, const char *fn, nx__cl_device **out) {
   if (!st && !s) st = nx__fail(NX_ENOMEM, "%s: no memory for the device kernels", fn);
   /* Built under the table's lock: once per device, whichever thread comes first. */
   if (!st && (st = setup(d, s, fn)) != 0) {
-    for (int k = 0; k < NX__CL_KERNELS; k++)
+    for (int k = 0; k < NX__K_KERNELS; k++)
       if (s->kernel[k]) clReleaseKernel(s->kernel[k]);
     if (s->prog) clReleaseProgram(s->prog);
     nx__free(s);

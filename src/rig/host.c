@@ -18,4 +18,4 @@ static int host_alloc(nx_device *d, nx__memory *m) {
 static void host_release(nx__memory *m) { nx__free(m->host); }
 
 const nx__backend nx__host_backend = {host_alloc,      host_release,   nx__plain_read, nx__plain_write,
-                                      nx__plain_fill,  nx__plain_copy, NULL,           NULL};
+                                      nx__plain_fill,  nx__plain_copy, NULL,           NULL, NULL};

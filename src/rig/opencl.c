@@ -397,7 +397,8 @@ bool nx__opencl_objects(const nx_device *d, cl_context *ctx, cl_command_queue *q
 
 cl_mem nx__opencl_mem(const nx_buffer *b) { return mem_of(b); }
 
-const nx__backend nx__opencl_backend = {ocl_alloc, ocl_release, ocl_read, ocl_write, ocl_fill, ocl_copy, ocl_map, ocl_unmap};
+const nx__backend nx__opencl_backend = {ocl_alloc, ocl_release, ocl_read,  ocl_write, ocl_fill,
+                                        ocl_copy,  ocl_map,     ocl_unmap, NULL};
 
 #ifdef NX_TESTING
 int nx__opencl_mapped(const nx_buffer *b) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The device table: the host, the OpenCL devices, and the test devices made
-   since. Devices are never freed. The host is made at the first use of the
-   rig; OpenCL is discovered only when a caller asks for the device list or a
-   device by name (or makes a test device, so that OpenCL devices keep their
+/* The device table: the host, the OpenCL devices, the CUDA devices, and the
+   test devices made since. Devices are never freed. The host is made at the first use of the
+   rig; OpenCL and CUDA are discovered only when a caller asks for the device list or a
+   device by name (or makes a test device, so that those devices keep their
    place after the host): discovery loads the platforms' drivers, which costs
    tens of milliseconds and tens of megabytes, and host-only work (reading a
    file into host memory) needs none of it. */
@@ -62,10 +62,11 @@ static void opencl_init(void) {
   if (!atomic_load_explicit(&count, memory_order_acquire)) return;
   pthread_mutex_lock(&table_mu);
   nx__opencl_discover();
+  nx__cuda_discover();
   pthread_mutex_unlock(&table_mu);
 }
 
-/* Every device: the host first, then OpenCL's, then the test devices. */
+/* Every device: the host first, then OpenCL's, CUDA's, the test devices. */
 static void init(void) {
   pthread_once(&host_once, host_init);
   pthread_once(&opencl_once, opencl_init);
@@ -144,6 +145,7 @@ bool nx_device_has_memory(const nx_device *d, nx_memory_kind kind) {
   switch (d->type) {
   case NX__HOST: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST;
   case NX__OPENCL: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST || kind == NX_MEMORY_IO;
+  case NX__CUDA: return kind == NX_MEMORY_DEVICE || kind == NX_MEMORY_HOST;
   case NX__TEST: return kind == NX_MEMORY_DEVICE;
   }
   return false;
@@ -162,6 +164,7 @@ bool nx_device_can_map(const nx_device *d, const nx_buffer *b) {
   switch (d->type) {
   case NX__HOST: return m->host != NULL;
   case NX__OPENCL: return m->host != NULL || (m->dev->type == NX__OPENCL && m->dev->platform == d->platform);
+  case NX__CUDA: return nx__cuda_can_map(d, m);
   case NX__TEST: return false;
   }
   return false;

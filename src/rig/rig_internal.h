@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the rig: devices, timelines, memories, jobs, and the backend
-   interface each device type fills (host.c, opencl.c, test.c). */
+   interface each device type fills (host.c, opencl.c, cuda.c, test.c). */
 #ifndef NX_RIG_INTERNAL_H
 #define NX_RIG_INTERNAL_H
 
@@ -35,7 +35,7 @@ struct nx__timeline {
   nx_device *dev;
 };
 
-typedef enum { NX__HOST, NX__OPENCL, NX__TEST } nx__device_type;
+typedef enum { NX__HOST, NX__OPENCL, NX__CUDA, NX__TEST } nx__device_type;
 
 /* A test device's faults (nx_fault of rig_test.h has the same values). */
 #define NX__FAULT_AT_SUBMIT 1
@@ -56,6 +56,9 @@ typedef struct nx__backend {
   /* A mapping of host-addressed or same-platform memory m on d, or NULL. */
   void *(*map)(nx_device *d, nx__memory *m);
   void (*unmap)(nx_device *d, void *map);
+  /* Whether the copy above also takes a source buffer of device b on a's
+     timeline (CUDA peers), or NULL: only buffers of one device. */
+  bool (*peer)(const nx_device *a, const nx_device *b);
 } nx__backend;
 
 struct nx_device {
@@ -144,7 +147,7 @@ bool nx__inject(void);
 #define NX__INJECT() false
 #endif
 
-extern const nx__backend nx__host_backend, nx__test_backend, nx__opencl_backend;
+extern const nx__backend nx__host_backend, nx__test_backend, nx__opencl_backend, nx__cuda_backend;
 
 /* Reads, writes, fills and copies of plain bytes (plain.c), for the host's
    and the test device's memory. */
@@ -179,6 +182,10 @@ int nx__rig_submit_hook(const char *fn, nx_device *d, nx_buffer *const *reads, i
 nx_device *nx__device_new(nx__device_type type, const nx__backend *be);
 /* The OpenCL devices, appended with table_mu held (once, by rig.c). */
 void nx__opencl_discover(void);
+/* The CUDA devices, appended after OpenCL's the same way (cuda.c), and
+   whether CUDA device d maps memory m (host-addressed, or a peer's). */
+void nx__cuda_discover(void);
+bool nx__cuda_can_map(const nx_device *d, const nx__memory *m);
 /* The devices in the table now, discovering nothing: for the rig's own
    walks over the timelines a memory may have met, all of them already made. */
 int nx__rig_known(nx_device **out, int cap);

@@ -42,6 +42,13 @@ int nx_test_device_fail(nx_device *d, int faults);
    Fails with NX_EINVAL unless d is an OpenCL device, NX_ELOST if d is lost. */
 int nx__opencl_fail_by_user_event(nx_device *d, nx_buffer *written);
 
+/* Queues on CUDA device d a kernel that stores through an address no
+   allocation holds: a real fault, a sticky error of d's context, which
+   loses d. `written` (may be NULL) is named as written.
+   Fails with NX_EINVAL unless d is a CUDA device, NX_ELOST if d is lost,
+   NX_EIO if d cannot load the kernels. */
+int nx__cuda_fault(nx_device *d, nx_buffer *written);
+
 /* nx__opencl_mapped(b) is how the OpenCL buffers over b's memory stand for
    the host: 1 if every one is mapped (the host may touch the pages), 0 if
    none is, -1 if some are, 2 if there is none. */

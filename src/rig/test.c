@@ -17,4 +17,4 @@ static int test_alloc(nx_device *d, nx__memory *m) {
 static void test_release(nx__memory *m) { nx__free(m->impl); }
 
 const nx__backend nx__test_backend = {test_alloc,     test_release,   nx__plain_read, nx__plain_write,
-                                      nx__plain_fill, nx__plain_copy, NULL,           NULL};
+                                      nx__plain_fill, nx__plain_copy, NULL,           NULL, NULL};

@@ -101,7 +101,9 @@ static int run_copy(nx__job *j, const held_locks *h) {
     if ((s = to_host(j, h, dm, NX_ACCESS_READ_WRITE))) return s;
     return src->dev->be->read(src, j->soff, (char *)dm->host + j->doff, j->bytes);
   }
-  if (dst->dev == src->dev && dst->dev->be->copy) return dst->dev->be->copy(dst, j->doff, src, j->soff, j->bytes);
+  nx__backend const *be = dst->dev->be;
+  if (be->copy && (dst->dev == src->dev || (be->peer && be->peer(dst->dev, src->dev))))
+    return be->copy(dst, j->doff, src, j->soff, j->bytes);
   void *tmp = nx__malloc((size_t)j->bytes);
   if (!tmp) return NX_ENOMEM;
   s = src->dev->be->read(src, j->soff, tmp, j->bytes);
@@ -129,7 +131,11 @@ static int run_job(nx_device *d, nx__job *j, const held_locks *h) {
     memset((char *)b->mem->host + j->doff, j->value, (size_t)j->bytes);
     return 0;
   }
-  case NX__JOB_HOOK: return j->hook(d, j->ctx);
+  case NX__JOB_HOOK:
+    /* A CUDA kernel reaches host-addressed memory through its pages. */
+    for (int i = 0; i < j->nbuf && d->type == NX__CUDA; i++)
+      if ((s = to_host(j, h, j->bufs[i]->mem, i < j->nwrites ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ))) return s;
+    return j->hook(d, j->ctx);
   }
   return NX_EINVAL;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The OpenCL device kernels against the host kernels, bit for bit.
+/* The device kernels against the host kernels, bit for bit: one source,
+   built twice, test_devices_opencl (PoCL in CI) and, with NX_TEST_CUDA,
+   test_devices_cuda (a GPU's; skipped without one).
 
    Every operation the device kernels compute runs twice on the same bytes
    over the same random strided layouts (negative and zero strides, offsets,
    transposes, sub-byte dtypes): once on host arrays through the host
    kernels, whose results the kernels suites check against their oracles,
-   and once on arrays of an OpenCL device. Every byte of the written buffers
+   and once on arrays of the device. Every byte of the written buffers
    must agree, the bits outside the written elements included. Inputs are
    random bits, so NaNs with payloads, subnormals, infinities and integer
    extremes all occur. Covered: cast (all 441 pairs), fill, copy, assign,
@@ -13,10 +15,11 @@
    declined operations (pow, atan2, the transcendentals, complex division
    and recip) fail on device memory and fall through to the host on memory
    the host addresses. Then the refusals: operands on two devices, the
-   door's answers on device operands, dtype and shape mismatches. Then the
-   program cache: two child processes with one fresh NX_CACHE_DIR, the first
-   building the program from source, the second loading it from disk.
-   Without an OpenCL device the suite is skipped. */
+   door's answers on device operands, dtype and shape mismatches, a test
+   device's operand with the device's. Then, on OpenCL, the program cache:
+   two child processes with one fresh NX_CACHE_DIR, the first building the
+   program from source, the second loading it from disk. Without a device
+   the suite is skipped. */
 #define _POSIX_C_SOURCE 200809L
 #include <spawn.h>
 #include <sys/wait.h>
@@ -25,8 +28,24 @@
 #include "../array/test_array_common.h"
 #include "nx_kernels.h"
 
+#include "rig_test.h"
+
 extern char **environ;
 void nx__opencl_program_stats(int *built, int *loaded);
+const char *nx__cuda_absent(void);
+
+/* The backend under test: its devices' names, its kernels' name in
+   messages, and the host-addressed kind of its memory (the second pass of
+   binary operations, where declined cases fall through to the host). */
+#ifdef NX_TEST_CUDA
+#define PREFIX "cuda"
+#define BACKEND "CUDA"
+#define SHARED_KIND NX_MEMORY_HOST
+#else
+#define PREFIX "opencl"
+#define BACKEND "OpenCL"
+#define SHARED_KIND NX_MEMORY_IO
+#endif
 
 static uint64_t seed = 0x5eed0fde71ce5ull;
 
@@ -157,7 +176,7 @@ static void compare_run(const char *what, int hs, int ds, pair z, bool host_addr
   }
   if (ds) {
     const char *m = nx_error_message();
-    CHECK(declines && !host_addressed && strstr(m, "does not compute") && strstr(m, "OpenCL"),
+    CHECK(declines && !host_addressed && strstr(m, "does not compute") && strstr(m, BACKEND),
           "%s: the device failed where the host computes: %s", what, m);
     declined_ok++;
     return;
@@ -178,13 +197,13 @@ static void binary_cases(nx_device *dev, nx_memory_kind kind, int rounds) {
         if (!z.h || !x.h || !y.h) return;
         char what[128];
         snprintf(what, sizeof what, "%s %s on %s (%s memory)", binaries[f].name, nx_dtype_name(dt), nx_device_name(dev),
-                 kind == NX_MEMORY_IO ? "io" : "device");
+                 kind == NX_MEMORY_DEVICE ? "device" : kind == NX_MEMORY_IO ? "io" : "host");
         int hs = binaries[f].f(z.h, x.h, y.h), ds = binaries[f].f(z.d, x.d, y.d);
-        compare_run(what, hs, ds, z, kind == NX_MEMORY_IO, declines_binary(binaries[f].name, dt));
+        compare_run(what, hs, ds, z, kind != NX_MEMORY_DEVICE, declines_binary(binaries[f].name, dt));
         if (!cmp && round == 0) { /* in place: z identical to x */
           hs = binaries[f].f(x.h, x.h, y.h);
           ds = binaries[f].f(x.d, x.d, y.d);
-          compare_run(what, hs, ds, x, kind == NX_MEMORY_IO, declines_binary(binaries[f].name, dt));
+          compare_run(what, hs, ds, x, kind != NX_MEMORY_DEVICE, declines_binary(binaries[f].name, dt));
         }
         free_pair(z);
         free_pair(x);
@@ -205,7 +224,7 @@ static void unary_cases(nx_device *dev, nx_memory_kind kind, int rounds) {
         bool cx = nx_dtype_kind_of(dt) == NX_KIND_COMPLEX;
         bool declines = !strcmp(unaries[f].name, "exp") || !strcmp(unaries[f].name, "sin") ||
                         (cx && !strcmp(unaries[f].name, "recip"));
-        compare_run(what, unaries[f].f(z.h, x.h), unaries[f].f(z.d, x.d), z, kind == NX_MEMORY_IO, declines);
+        compare_run(what, unaries[f].f(z.h, x.h), unaries[f].f(z.d, x.d), z, kind != NX_MEMORY_DEVICE, declines);
         free_pair(z);
         free_pair(x);
       }
@@ -274,19 +293,32 @@ static nx_array *dev_array(nx_device *d, nx_access acc, nx_dtype dt, int64_t n) 
   return a;
 }
 
+/* d1, another device of the backend, may be NULL. */
 static void refusals(nx_device *d0, nx_device *d1) {
   nx_array *a = dev_array(d0, NX_ACCESS_READ_WRITE, NX_FLOAT32, 3), *b = dev_array(d0, NX_ACCESS_READ_WRITE, NX_FLOAT32, 3);
-  nx_array *c = dev_array(d1, NX_ACCESS_READ_WRITE, NX_FLOAT32, 3), *h = NULL;
+  nx_array *c = d1 ? dev_array(d1, NX_ACCESS_READ_WRITE, NX_FLOAT32, 3) : NULL, *h = NULL, *t = NULL;
   int64_t three = 3;
   nx_array_host(NX_FLOAT32, &three, 1, &h);
-  EXPECT_FAIL(nx_add(a, b, c), NX_EINVAL, "nx_add", "different devices", "float32 [3] on opencl:0", "on opencl:1");
-  EXPECT_FAIL(nx_cast(a, h), NX_EINVAL, "nx_cast", "different devices", "on host", "on opencl:0");
+  char on0[64], on1[64], kernel[96];
+  snprintf(on0, sizeof on0, "float32 [3] on %s", nx_device_name(d0));
+  snprintf(on1, sizeof on1, "on %s", nx_device_name(d1));
+  snprintf(kernel, sizeof kernel, "the %s kernel of %s does not compute this case (float32)", BACKEND, nx_device_name(d0));
+  if (c) EXPECT_FAIL(nx_add(a, b, c), NX_EINVAL, "nx_add", "different devices", on0, on1);
+  else printf("one %s device: the two-device refusal needs two\n", BACKEND);
+  EXPECT_FAIL(nx_cast(a, h), NX_EINVAL, "nx_cast", "different devices", "on host", on0);
   EXPECT_FAIL(nx_copy(h, a), NX_EINVAL, "nx_copy", "different devices");
+  /* A test device's operand with the device's: refused by the dispatch,
+     and the test device's alone by the host door (Off_host). */
+  nx_device *td;
+  CHECK(nx_rig_test_device(&td) == 0, "nx_rig_test_device: %s", nx_error_message());
+  t = dev_array(td, NX_ACCESS_READ_WRITE, NX_FLOAT32, 3);
+  EXPECT_FAIL(nx_add(a, b, t), NX_EINVAL, "nx_add", "different devices", on0, "on test:");
+  EXPECT_FAIL(nx_neg(t, t), NX_EINVAL, "nx_neg");
   /* Dtypes and shapes, in the host kernels' words. */
   nx_array *i = dev_array(d0, NX_ACCESS_READ_WRITE, NX_INT32, 3), *four = dev_array(d0, NX_ACCESS_READ_WRITE, NX_FLOAT32, 4);
   EXPECT_FAIL(nx_add(a, b, i), NX_EINVAL, "nx_add", "dtype", "int32 [3]");
   EXPECT_FAIL(nx_mul(a, b, four), NX_EINVAL, "nx_mul", "do not fit", "float32 [4]");
-  EXPECT_FAIL(nx_exp(a, b), NX_EINVAL, "nx_exp", "the OpenCL kernel of opencl:0 does not compute this case (float32)");
+  EXPECT_FAIL(nx_exp(a, b), NX_EINVAL, "nx_exp", kernel);
   /* The door's answers on device operands. */
   nx_array *ro = dev_array(d0, NX_ACCESS_READ, NX_FLOAT32, 3);
   EXPECT_FAIL(nx_add(ro, a, b), NX_EINVAL, "nx_add", "read-only");
@@ -306,6 +338,7 @@ static void refusals(nx_device *d0, nx_device *d1) {
   nx_array_free(b);
   nx_array_free(c);
   nx_array_free(h);
+  nx_array_free(t);
   nx_array_free(i);
   nx_array_free(four);
   nx_array_free(ro);
@@ -313,6 +346,7 @@ static void refusals(nx_device *d0, nx_device *d1) {
   nx_array_free(one);
 }
 
+#ifndef NX_TEST_CUDA
 /* ---- The program cache --------------------------------------------------- */
 
 /* The child: one add on opencl:0, then "built B loaded L". */
@@ -367,19 +401,36 @@ static void cache_cases(const char *self) {
   CHECK(system(cmd) == 0, "removing %s", dir);
 }
 
+#endif
+
 int main(int argc, char **argv) {
+#ifndef NX_TEST_CUDA
   if (argc > 1 && strcmp(argv[1], "--child") == 0) return child();
+#else
+  (void)argc;
+  (void)argv;
+#endif
   nx_device *d0, *d1;
-  if (nx_rig_find("opencl:0", &d0)) return skip("no OpenCL device (PoCL: POCL_DEVICES=\"pthread pthread\")");
-  if (nx_rig_find("opencl:1", &d1)) d1 = NULL;
+#ifdef NX_TEST_CUDA
+  const char *why = nx__cuda_absent();
+  if (why) {
+    char reason[256];
+    snprintf(reason, sizeof reason, "no CUDA device (%s)", why);
+    return skip(reason);
+  }
+#endif
+  if (nx_rig_find(PREFIX ":0", &d0)) return skip("no OpenCL device (PoCL: POCL_DEVICES=\"pthread pthread\")");
+  if (nx_rig_find(PREFIX ":1", &d1)) d1 = NULL;
+  printf("%s: %s\n", nx_device_name(d0), nx_device_description(d0));
   cast_cases(d0);
   fill_where_cases(d0);
   binary_cases(d0, NX_MEMORY_DEVICE, 2);
   unary_cases(d0, NX_MEMORY_DEVICE, 2);
-  binary_cases(d0, NX_MEMORY_IO, 1);
-  if (d1) refusals(d0, d1);
-  else printf("one OpenCL device: the mixed-device refusals need two\n");
+  binary_cases(d0, SHARED_KIND, 1);
+  refusals(d0, d1);
+#ifndef NX_TEST_CUDA
   cache_cases("/proc/self/exe");
+#endif
   printf("%ld cases agreed bit for bit, %ld declined on device memory\n", agreed, declined_ok);
   return check_done();
 }
