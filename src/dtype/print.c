@@ -7,6 +7,7 @@
 #include "../base/error.h"
 #include "dtype_internal.h"
 #include "../base/alloc.h"
+#include "decimal_text.h"
 #include "shortest.h"
 
 /* The float64 bits of 1e-4 and 1e16, where positional text starts and ends:
@@ -15,99 +16,32 @@
 #define POSITIONAL_MIN 0x3F1A36E2EB1C432Dull
 #define POSITIONAL_END 0x4341C37937E08000ull
 
-/* "00" to "99", so digits are written two at a time. */
-static const char pairs[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
-                               "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
-
-static const uint64_t pow10s[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
-                                    1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
-                                    100000000000000u, 1000000000000000u, 10000000000000000u,
-                                    100000000000000000u, 1000000000000000000u, 10000000000000000000u};
-
-/* The number of decimal digits of d (1 for 0): floor(bits * log10(2)) from
-   d's bit length is the count or one more, and one compare tells which. */
-static int ndigits(uint64_t d) {
-  d |= 1; /* the same count, and 0 has one digit */
-  int t = ((64 - __builtin_clzll(d)) * 1233) >> 12;
-  return t - (d < pow10s[t]) + 1;
-}
-
-/* The 8 digits of r < 10^8 into p[0 .. 8): four pairs, from independent
-   products. */
-static inline void write8(char *p, uint32_t r) {
-  uint32_t a = r / 10000, b = r - 10000 * a;
-  uint32_t a1 = a / 100, b1 = b / 100;
-  memcpy(p, pairs + 2 * a1, 2);
-  memcpy(p + 2, pairs + 2 * (a - 100 * a1), 2);
-  memcpy(p + 4, pairs + 2 * b1, 2);
-  memcpy(p + 6, pairs + 2 * (b - 100 * b1), 2);
-}
-
-/* d's n digits into p[0 .. n), from the last: eight at a time, then two at
-   a time. The divisions are by constants, which the compiler makes
-   multiplications. */
-static inline __attribute__((always_inline)) void write_digits(char *p, uint64_t d, int n) {
+/* The integers' digits, from the last: eight at a time, then two at a
+   time from the table of pairs. The divisions are by constants, which the
+   compiler makes multiplications. */
+static inline void write_digits(char *p, uint64_t d, int n) {
   char *e = p + n;
   while (d >= 100000000u) {
     uint64_t q = d / 100000000u;
     e -= 8;
-    write8(e, (uint32_t)(d - 100000000u * q));
+    nx__put8(e, nx__ascii8((uint32_t)(d - 100000000u * q)));
     d = q;
   }
   uint32_t v = (uint32_t)d;
   while (v >= 100) {
     uint32_t q = v / 100;
     e -= 2;
-    memcpy(e, pairs + 2 * (v - 100 * q), 2);
+    memcpy(e, nx__pairs + 2 * (v - 100 * q), 2);
     v = q;
   }
-  if (v >= 10) memcpy(e - 2, pairs + 2 * v, 2);
+  if (v >= 10) memcpy(e - 2, nx__pairs + 2 * v, 2);
   else e[-1] = (char)('0' + v);
 }
 
 static int put_digits(char *p, uint64_t d) {
-  int n = ndigits(d);
+  int n = nx__ndigits(d);
   write_digits(p, d, n);
   return n;
-}
-
-/* d * 10^e, positional: d's digits with the point placed, zeros around. p
-   has room for 24 bytes past the text (float_text's COPY), so the copies and
-   fills are of fixed sizes, which compile to a few moves, where the text
-   needs fewer. */
-static int positional(char *p, uint64_t d, int e) {
-  int n = ndigits(d), x = e + n - 1;
-  if (e >= 0) { /* an integer: the digits and e zeros (e + n <= 17) */
-    write_digits(p, d, n);
-    memset(p + n, '0', 16);
-    return n + e;
-  }
-  if (x >= 0) { /* the point inside: x + 1 digits, the point, the rest */
-    char t[40];
-    write_digits(t, d, n);
-    memcpy(p, t, 16);
-    p[x + 1] = '.';
-    memcpy(p + x + 2, t + x + 1, 16);
-    return n + 1;
-  }
-  memcpy(p, "0.000", 5); /* 0.000ddd: x >= -4 from 1e-4 up */
-  write_digits(p + 1 - x, d, n);
-  return n + 1 - x;
-}
-
-/* d * 10^e as d.ddde+XX, at least two exponent digits (at most three). */
-static int scientific(char *p, uint64_t d, int e) {
-  int n = ndigits(d), x = e + n - 1, len;
-  write_digits(p + 1, d, n);
-  p[0] = p[1];
-  if (n > 1) { p[1] = '.'; len = n + 1; }
-  else len = 1;
-  p[len++] = 'e';
-  p[len++] = x < 0 ? '-' : '+';
-  if (x < 0) x = -x;
-  if (x >= 100) { p[len++] = (char)('0' + x / 100); x %= 100; }
-  memcpy(p + len, pairs + 2 * x, 2);
-  return len + 2;
 }
 
 /* The text of a finite or infinite value or NaN, given by its float64 bits u
@@ -117,10 +51,11 @@ static int scientific(char *p, uint64_t d, int e) {
    says whether to inline the digit search too. */
 static inline __attribute__((always_inline)) int float_text_of(uint64_t u, uint64_t b, char *buf, int eb, int fb,
                                                                bool inl) {
-  int len = 0;
   uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
   if (a > 0x7FF0000000000000ull) { memcpy(buf, "nan", 4); return 3; }
-  if (u >> 63) buf[len++] = '-';
+  /* The sign without a branch: it is as likely either way in much data. */
+  buf[0] = '-';
+  int len = (int)(u >> 63);
   if (a == 0x7FF0000000000000ull) { memcpy(buf + len, "inf", 4); return len + 3; }
   if (a == 0) { buf[len++] = '0'; buf[len] = 0; return len; }
   /* c * 2^q in the format's own terms: its significand and exponent. */
@@ -130,8 +65,12 @@ static inline __attribute__((always_inline)) int float_text_of(uint64_t u, uint6
   uint64_t c = e ? f | (uint64_t)1 << fb : f;
   int q = (e ? e : 1) - bias - fb;
   nx__decimal dec = inl ? shortest(c, q, f == 0 && e > 1) : nx__shortest(c, q, f == 0 && e > 1);
-  if (a >= POSITIONAL_MIN && a < POSITIONAL_END) len += positional(buf + len, dec.d, dec.e);
-  else len += scientific(buf + len, dec.d, dec.e);
+  /* A format of up to 24 bits of precision has at most 9 digits: the split
+     takes 32-bit arithmetic. */
+  int n = nx__ndigits(dec.d), x = dec.e + n - 1;
+  nx__digits17 s = fb <= 23 ? nx__split9((uint32_t)dec.d, n) : nx__split17(dec.d, n);
+  if (a >= POSITIONAL_MIN && a < POSITIONAL_END) len += nx__put_positional(buf + len, s, n, x);
+  else len += nx__put_scientific(buf + len, s, n, x);
   buf[len] = 0;
   return len;
 }

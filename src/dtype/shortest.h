@@ -207,27 +207,23 @@ static inline __attribute__((always_inline)) nx__decimal shortest(uint64_t c, in
   uint64_t vb, vbl, vbr;
   if (cbr < ((uint64_t)1 << 27)) vb = rop_short(cb, q, k), vbl = rop_short(cbl, q, k), vbr = rop_short(cbr, q, k);
   else vb = rop(cb, q, k), vbl = rop(cbl, q, k), vbr = rop(cbr, q, k);
+  /* Both candidates' tests, then selects rather than branches: which one
+     wins varies from value to value, and a mispredicted branch costs more
+     than the few compares and moves of the loser. */
   uint64_t s = vb >> 2, t = s + 1;
+  /* A multiple of 10^(k+1) in the interval is shorter (s >= 10: else its
+     tests are of nothing). */
+  uint64_t sp = s / 10, tp = sp + 1;
+  bool upin = vbl + out <= 40 * sp, wpin = 40 * tp + out <= vbr;
+  bool shorter = (s >= 10) & (upin != wpin);
+  /* Else s or t at 10^k: the one in the interval, or if both are, the
+     nearer, ties to even (vb is odd unless exact). */
+  bool uin = vbl + out <= 4 * s, win = 4 * t + out <= vbr;
+  uint64_t mid = 4 * s + 2;
+  bool up = uin != win ? !uin : (vb > mid) | ((vb == mid) & (bool)(s & 1));
   nx__decimal r;
-  if (s >= 10) { /* a multiple of 10^(k+1) in the interval is shorter */
-    uint64_t sp = s / 10, tp = sp + 1;
-    bool upin = vbl + out <= 40 * sp, wpin = 40 * tp + out <= vbr;
-    if (upin != wpin) {
-      r.d = upin ? sp : tp;
-      r.e = k + 1;
-      goto strip;
-    }
-  }
-  {
-    bool uin = vbl + out <= 4 * s, win = 4 * t + out <= vbr;
-    if (uin != win) r.d = uin ? s : t;
-    else { /* both in: the nearer, ties to even; vb is odd unless exact */
-      uint64_t mid = 4 * s + 2;
-      r.d = vb < mid ? s : vb > mid ? t : (s & 1 ? t : s);
-    }
-    r.e = k;
-  }
-strip:
+  r.d = shorter ? (upin ? sp : tp) : up ? t : s;
+  r.e = k + shorter;
   return strip_zeros(r);
 }
 
