@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The text of a decimal d * 10^e (d below 10^17, no trailing zeros needed),
+/* The text of a decimal d * 10^e (d below 10^17, trailing zeros or not),
    positional or scientific, for print.c.
 
-   The digits are made left-aligned: d times a power of ten so that it has
-   17 digits, which puts zeros after its own, split into its first digit and
-   two runs of 8, each turned into 8 ASCII bytes in one 64-bit register by
-   multiplications (SWAR: 10000, 100 and 10 split in parallel lanes), no
-   division and no table. The text is then a few stores of fixed size from
-   those registers, never a load of what was just stored (a load spanning
-   several recent small stores waits for them all). The zeros the left
-   alignment gives are the zeros positional text needs after an integer's
-   digits; past the text's end the stores leave bytes that the NUL and the
-   length make irrelevant. Every store lands within 40 bytes of the start. */
+   The digits are made in registers, one a byte: the last 16 in two runs of
+   8, each by multiplications (SWAR: the splits by 10000, 100 and 10 done in
+   parallel lanes), no division and no table, then moved up past the leading
+   zeros so that they are left-aligned to 17 digits, zeros after d's own.
+   The text is then a few stores of fixed size from those registers, never a
+   load of what was just stored (a load spanning several recent small stores
+   waits for them all), and no branch on the data: the point's place, the
+   digit count and which candidate won vary from value to value, and
+   mispredicted branches cost more than the work they would skip. The zeros
+   of the left alignment are the zeros positional text needs after an
+   integer's digits; past the text's end the stores leave bytes that the NUL
+   and the length make irrelevant. Every store lands within 40 bytes of the
+   start. */
 #ifndef NX_DTYPE_DECIMAL_TEXT_H
 #define NX_DTYPE_DECIMAL_TEXT_H
 
@@ -33,51 +36,75 @@ static inline int nx__ndigits(uint64_t d) {
   return t - (d < nx__pow10s[t]) + 1;
 }
 
-/* The 8 digits of r < 10^8 (leading zeros included) as ASCII, the first in
-   the lowest byte: stored little-endian, they read in order. r / 10^4 by a
-   40-bit reciprocal (exact below 10^8), then /100 in two 32-bit lanes and
+/* The 8 digits of r < 10^8 (leading zeros included), one a byte, the first
+   in the lowest byte: stored little-endian, they read in order. r / 10^4 by
+   a 40-bit reciprocal (exact below 10^8), then /100 in two 32-bit lanes and
    /10 in four 16-bit lanes at once, each by a reciprocal exact for the
    lane's range (below 10^4 and below 100). */
-static inline uint64_t nx__ascii8(uint32_t r) {
+static inline uint64_t nx__digits8(uint32_t r) {
   uint64_t hi = ((uint64_t)r * 109951163u) >> 40, lo = r - 10000 * hi;
   uint64_t m = hi | lo << 32;
   uint64_t h2 = ((m * 10486u) >> 20) & 0x0000007F0000007Full;
   uint64_t m2 = h2 | (m - 100 * h2) << 16;
   uint64_t h1 = ((m2 * 103u) >> 10) & 0x000F000F000F000Full;
-  return (h1 | (m2 - 10 * h1) << 8) + 0x3030303030303030ull;
+  return h1 | (m2 - 10 * h1) << 8;
 }
+
+#define NX__ZEROS8 0x3030303030303030ull /* "00000000" */
+
+/* The same as ASCII. */
+static inline uint64_t nx__ascii8(uint32_t r) { return nx__digits8(r) + NX__ZEROS8; }
 
 static inline void nx__put8(char *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* A decimal's 17 digits, left-aligned: the first digit's character, then
-   digits 1..8 and 9..16 as ASCII registers. */
+/* A decimal's first 17 digits, left-aligned (zeros after its own): the
+   first digit, then digits 1..8 and 9..16, one a byte, as in nx__digits8. */
 typedef struct {
-  char c0;
+  unsigned c0;
   uint64_t a, b;
 } nx__digits17;
 
-/* d < 10^17 with n digits. */
+/* d < 10^17 with n digits. The digits are made right-aligned, which needs
+   nothing of n (d / 10^8 and d / 10^16 by reciprocals, while n is being
+   counted), and then moved up by the 17 - n leading zeros in a register:
+   the zero bytes that come in are zero digits. */
 static inline nx__digits17 nx__split17(uint64_t d, int n) {
-  uint64_t x = d * nx__pow10s[17 - n], first = x / 10000000000000000u, rest = x - first * 10000000000000000u;
-  uint64_t hi = rest / 100000000u;
-  nx__digits17 s = {(char)('0' + first), nx__ascii8((uint32_t)hi), nx__ascii8((uint32_t)(rest - hi * 100000000u))};
+  uint64_t q8 = d / 100000000u;
+  unsigned c = (unsigned)(q8 / 100000000u);
+  unsigned __int128 w = (unsigned __int128)nx__digits8((uint32_t)(d - q8 * 100000000u)) << 64 |
+                        nx__digits8((uint32_t)(q8 - c * 100000000u));
+  /* Digit z of w to the low byte, then one byte more if z > 0; shifts by
+     counts, no branch (n varies from value to value). */
+  int z = 17 - n, nz = z > 0;
+  unsigned __int128 t = w >> (8 * (z - nz));
+  w = t >> (8 * nz);
+  nx__digits17 s = {((unsigned)(uint8_t)t & (0u - nz)) | (c & (nz - 1u)), (uint64_t)w, (uint64_t)(w >> 64)};
   return s;
 }
 
-/* d < 10^9 with n digits: digits 9..16 are zeros. 32-bit arithmetic. */
+/* d < 10^9 with n digits: digits 9..16 are zeros. 64-bit arithmetic. */
 static inline nx__digits17 nx__split9(uint32_t d, int n) {
-  uint32_t x = d * (uint32_t)nx__pow10s[9 - n], first = x / 100000000u;
-  nx__digits17 s = {(char)('0' + first), nx__ascii8(x - first * 100000000u), 0x3030303030303030ull};
+  uint32_t c = d / 100000000u;
+  uint64_t w = nx__digits8(d - c * 100000000u);
+  int z = 9 - n, nz = z > 0;
+  uint64_t t = w >> (8 * (z - nz));
+  nx__digits17 s = {((unsigned)(uint8_t)t & (0u - nz)) | (c & (nz - 1u)), t >> (8 * nz), 0};
   return s;
+}
+
+/* The count of s's significant digits: 17 less its trailing zeros, the top
+   zero bytes of b, then of a. */
+static inline int nx__significant(nx__digits17 s) {
+  int za = s.a ? __builtin_clzll(s.a) >> 3 : 8, zb = s.b ? __builtin_clzll(s.b) >> 3 : 8 + za;
+  return 17 - zb;
 }
 
 /* The digits from position 1 + k on (k < 16), as 16 bytes at p. */
 static inline void nx__put_tail(char *p, nx__digits17 s, int k) {
   unsigned __int128 w = (unsigned __int128)s.b << 64 | s.a;
   w >>= 8 * k;
-  uint64_t lo = (uint64_t)w, hi = (uint64_t)(w >> 64);
-  nx__put8(p, lo);
-  nx__put8(p + 8, hi);
+  nx__put8(p, (uint64_t)w + NX__ZEROS8);
+  nx__put8(p + 8, (uint64_t)(w >> 64) + NX__ZEROS8);
 }
 
 /* "00" to "99", for the exponent. */
@@ -88,10 +115,10 @@ static const char nx__pairs[201] =
 /* The digits s (n of them) times 10^x (x the first digit's exponent) as
    d.ddde+XX: at least two exponent digits (at most three). */
 static inline int nx__put_scientific(char *p, nx__digits17 s, int n, int x) {
-  p[0] = s.c0;
+  p[0] = (char)('0' + s.c0);
   p[1] = '.';
-  nx__put8(p + 2, s.a);
-  nx__put8(p + 10, s.b);
+  nx__put8(p + 2, s.a + NX__ZEROS8);
+  nx__put8(p + 10, s.b + NX__ZEROS8);
   int len = n > 1 ? n + 1 : 1;
   unsigned ax = (unsigned)(x < 0 ? -x : x);
   p[len] = 'e';
@@ -115,14 +142,17 @@ static inline int nx__put_scientific(char *p, nx__digits17 s, int n, int x) {
    where they already are; for an integer the point and the tail fall past
    the text's end. */
 static inline int nx__put_positional(char *p, nx__digits17 s, int n, int x) {
-  int neg = x < 0, ax = neg ? -x : x, o = neg ? 1 + ax : 0;
+  /* Masks from x's sign rather than conditionals, which the compiler makes
+     branches. */
+  int m = -(x < 0), ax = (x ^ m) - m, o = (1 + ax) & m;
   nx__put8(p, 0x3030303030302E30ull); /* "0.000000" */
-  p[o] = s.c0;
-  nx__put8(p + o + 1, s.a);
-  nx__put8(p + o + 9, s.b);
-  p[neg ? 1 : x + 1] = '.';
-  nx__put_tail(p + 2 + ax, s, neg ? 0 : x);
-  return neg ? n + 1 + ax : x + 1 >= n ? x + 1 : n + 1;
+  p[o] = (char)('0' + s.c0);
+  nx__put8(p + o + 1, s.a + NX__ZEROS8);
+  nx__put8(p + o + 9, s.b + NX__ZEROS8);
+  p[((x + 1) & ~m) | (1 & m)] = '.';
+  nx__put_tail(p + 2 + ax, s, x & ~m);
+  int whole = x + 1 >= n ? x + 1 : n + 1;
+  return ((n + 1 + ax) & m) | (whole & ~m);
 }
 
 #endif

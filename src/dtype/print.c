@@ -64,11 +64,12 @@ static inline __attribute__((always_inline)) int float_text_of(uint64_t u, uint6
   uint64_t f = bits & (((uint64_t)1 << fb) - 1);
   uint64_t c = e ? f | (uint64_t)1 << fb : f;
   int q = (e ? e : 1) - bias - fb;
-  nx__decimal dec = inl ? shortest(c, q, f == 0 && e > 1) : nx__shortest(c, q, f == 0 && e > 1);
+  nx__decimal dec = inl ? shortest_unstripped(c, q, f == 0 && e > 1) : nx__shortest(c, q, f == 0 && e > 1);
   /* A format of up to 24 bits of precision has at most 9 digits: the split
-     takes 32-bit arithmetic. */
+     takes 32-bit arithmetic. Then the count without trailing zeros. */
   int n = nx__ndigits(dec.d), x = dec.e + n - 1;
   nx__digits17 s = fb <= 23 ? nx__split9((uint32_t)dec.d, n) : nx__split17(dec.d, n);
+  n = nx__significant(s);
   if (a >= POSITIONAL_MIN && a < POSITIONAL_END) len += nx__put_positional(buf + len, s, n, x);
   else len += nx__put_scientific(buf + len, s, n, x);
   buf[len] = 0;
@@ -153,15 +154,24 @@ static bool float32_bits(uint64_t u, uint64_t *b) {
    text (a complex text's second part starts at most 26 bytes into its
    NX_DTYPE_PP_MAX): its
    length, or -1 if u is not a value of the format. */
+/* float64 and float32 each in a function of its own, so that the compiler
+   gives their many temporaries registers of their own (inlined into
+   float_text together, they spilled). Every double is a float64 value, and a
+   float32 one is its own store's load. */
+static __attribute__((noinline)) int float64_text(uint64_t u, char *out) {
+  return float_text_of(u, u, out, 11, 52, true);
+}
+
+static __attribute__((noinline)) int float32_text(uint64_t u, char *out) {
+  uint64_t b;
+  if (!float32_bits(u, &b)) return -1;
+  return float_text_of(u, b, out, 8, 23, true);
+}
+
 static int float_text(int code, uint64_t u, char *out) {
-  /* float64 and float32 first, without the switches by code: every double
-     is a float64 value, and a float32 one is its own store's load. */
-  if (code == NX_FLOAT64) return float_text_of(u, u, out, 11, 52, true);
-  if (code == NX_FLOAT32) {
-    uint64_t b;
-    if (!float32_bits(u, &b)) return -1;
-    return float_text_of(u, b, out, 8, 23, true);
-  }
+  /* float64 and float32 first, without the switches by code. */
+  if (code == NX_FLOAT64) return float64_text(u, out);
+  if (code == NX_FLOAT32) return float32_text(u, out);
   /* The small formats' own store and load, each inlined with its constants,
      rather than the general ones' switches. */
   uint64_t b, back;
@@ -265,16 +275,12 @@ int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
   return len;
 }
 
-int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
+/* nx_dtype_format_value but for its common case: out of line, so that the
+   entry point's fast path saves no registers for it. */
+static __attribute__((noinline)) int format_value_general(int code, double x, char *buf, size_t cap) {
   static const char fn[] = "nx_dtype_format_value";
   nx_value v;
   memset(&v, 0, sizeof v);
-  /* The common case straight to the text: a float64 or float32 value and a
-     buffer for any text. Anything else, errors included, takes the general path. */
-  if ((code == NX_FLOAT64 || code == NX_FLOAT32) && buf != NULL && cap >= NX_DTYPE_PP_MAX) {
-    int len = float_text(code, nx__f64_bits(x), buf);
-    if (len >= 0) return len;
-  }
   if (!nx__dtype_valid(fn, (nx_dtype)code)) return -1;
   nx_dtype dt = (nx_dtype)code;
   switch (nx_dtype_kind_of(code)) {
@@ -306,4 +312,18 @@ int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
     return -1;
   }
   return r;
+}
+
+int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
+  /* The common case straight to the text, a tail call: a float64 value (any
+     double is one) or a float32 one, and a buffer for any text. Anything
+     else, errors included, takes the general path. */
+  if (buf != NULL && cap >= NX_DTYPE_PP_MAX) {
+    if (code == NX_FLOAT64) return float64_text(nx__f64_bits(x), buf);
+    if (code == NX_FLOAT32) {
+      int len = float32_text(nx__f64_bits(x), buf);
+      if (len >= 0) return len;
+    }
+  }
+  return format_value_general(code, x, buf, cap);
 }
