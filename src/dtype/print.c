@@ -89,33 +89,55 @@ static int format_float_direct(int code, uint64_t u, uint64_t b, char *buf) {
    the compiler moves in a few registers, beats a memcpy of each length. */
 #define COPY 24
 
+/* Each code's text in a slot of SLOT bytes, its length in the slot's last
+   byte: one aligned slot never spans two cache lines, so a lookup of a code
+   out of cache misses once (offsets into a pool of texts missed twice). The
+   few texts of SLOT bytes or more (bfloat16's largest integers, written out
+   in full) lie in `rest`: their slot holds LONG in its last byte, the text's
+   offset in its first four and its length in the fifth. */
+#define SLOT 16
+#define LONG 0xFF
+
 typedef struct {
-  uint32_t *start; /* code b's text is pool[start[b] .. start[b + 1]) */
-  char *pool;
+  char *slots; /* code b's slot is slots[b * SLOT .. (b + 1) * SLOT) */
+  char *rest;
 } text_table;
 
 static _Atomic(text_table *) tables[NX_DTYPE_COUNT];
 
 static void free_table(text_table *t) {
-  if (t) { nx__free(t->start); nx__free(t->pool); }
+  if (t) { nx__free(t->slots); nx__free(t->rest); }
   nx__free(t);
 }
 
 static text_table *make_table(int code) {
-  size_t n = (size_t)1 << nx_dtype_bits_of(code), used = 0;
+  size_t n = (size_t)1 << nx_dtype_bits_of(code), used = 0, cap = 0;
   text_table *t = nx__calloc(1, sizeof *t);
-  if (t) t->start = nx__malloc((n + 1) * sizeof *t->start);
-  if (t && t->start) t->pool = nx__malloc(n * NX_DTYPE_PP_MAX + COPY);
-  if (!t || !t->start || !t->pool) { free_table(t); return NULL; }
+  if (t) t->slots = nx__calloc(n, SLOT); /* malloc's alignment is a multiple of SLOT */
+  if (!t || !t->slots) { free_table(t); return NULL; }
   for (size_t b = 0; b < n; b++) {
-    t->start[b] = (uint32_t)used;
-    used += (size_t)format_float_direct(code, nx_dtype_load_f64bits(code, b), b, t->pool + used);
+    char text[NX_DTYPE_PP_MAX], *slot = t->slots + b * SLOT;
+    int len = format_float_direct(code, nx_dtype_load_f64bits(code, b), b, text);
+    if (len < SLOT) {
+      memcpy(slot, text, (size_t)len);
+      slot[SLOT - 1] = (char)len;
+      continue;
+    }
+    if (len >= COPY) { free_table(t); return NULL; } /* none is: the fixed-size copy needs it */
+    if (used + COPY > cap) { /* room for this text and the copy past the last one */
+      cap = 2 * cap + 64 * COPY;
+      char *grown = nx__realloc(t->rest, cap);
+      if (!grown) { free_table(t); return NULL; }
+      t->rest = grown;
+    }
+    uint32_t at = (uint32_t)used;
+    memcpy(t->rest + used, text, (size_t)len);
+    used += (size_t)len;
+    memcpy(slot, &at, 4);
+    slot[4] = (char)len;
+    slot[SLOT - 1] = (char)LONG;
   }
-  t->start[n] = (uint32_t)used;
-  /* Room past the last text for the fixed-size copy of float_text. */
-  memset(t->pool + used, 0, COPY);
-  char *shrunk = nx__realloc(t->pool, used + COPY);
-  if (shrunk) t->pool = shrunk;
+  if (t->rest) memset(t->rest + used, 0, cap - used);
   return t;
 }
 
@@ -130,22 +152,42 @@ static text_table *table_of(int code) {
   return t;
 }
 
-/* Whether the double of bits u is a float32 value (a NaN counts as one),
-   and if so its float32 bits in *b: a normal float32 keeps only the top 23
-   of the 52 fraction bits, a subnormal one fewer, by how far its exponent
-   lies below the least normal's. Integer tests, cheaper than a store and a
-   load. */
-static bool float32_bits(uint64_t u, uint64_t *b) {
-  uint64_t a = u & 0x7FFFFFFFFFFFFFFFull, sign = (u >> 63) << 31, f = a & 0xFFFFFFFFFFFFFull;
-  int64_t e = (int64_t)(a >> 52); /* biased: 897 is float32's least normal exponent, 1150 its greatest */
-  if (a == 0 || a >= 0x7FF0000000000000ull) { /* zeros, infinities, NaNs: as the store gives them */
-    *b = nx_store_float32_f64(u);
+/* Code b's text from table t into out (room for COPY bytes past it). */
+static inline int table_text(const text_table *t, uint64_t b, char *out) {
+  const char *slot = t->slots + b * SLOT;
+  unsigned len = (unsigned char)slot[SLOT - 1];
+  if (len != LONG) memcpy(out, slot, SLOT);
+  else {
+    uint32_t at;
+    memcpy(&at, slot, 4);
+    len = (unsigned char)slot[4];
+    memcpy(out, t->rest + at, COPY);
+  }
+  out[len] = 0;
+  return (int)len;
+}
+
+/* Whether the double of bits u is a value of the IEEE-style binary format
+   of eb exponent and fb fraction bits with infinities and NaNs (float32,
+   float16, bfloat16, float8_e5m2; a NaN counts as one), and if so its bits
+   in the format in *b (a NaN's: the quiet NaN of u's sign): a normal value
+   keeps only the top fb of the 52 fraction bits, a subnormal one fewer for
+   each step its exponent lies below the least normal's. Integer tests,
+   cheaper than a store and a load. */
+static inline __attribute__((always_inline)) bool ieee_bits(uint64_t u, int eb, int fb, uint64_t *b) {
+  int bias = (1 << (eb - 1)) - 1, tn = 52 - fb; /* tn: the fraction bits a normal value leaves zero */
+  int64_t emin = 1024 - bias, emax = 1023 + bias; /* the least and greatest normal exponents, biased as float64's */
+  uint64_t a = u & 0x7FFFFFFFFFFFFFFFull, sign = (u >> 63) << (eb + fb), f = a & 0xFFFFFFFFFFFFFull;
+  int64_t e = (int64_t)(a >> 52);
+  if (a == 0 || a >= 0x7FF0000000000000ull) { /* zeros, infinities, NaNs */
+    uint64_t top = (((uint64_t)1 << eb) - 1) << fb, quiet = (uint64_t)1 << (fb - 1);
+    *b = sign | (a == 0 ? 0 : a == 0x7FF0000000000000ull ? top : top | quiet);
     return true;
   }
-  if (e < 874 || e > 1150) return false; /* below half float32's least subnormal, or past its range */
-  int t = e >= 897 ? 29 : 29 + (int)(897 - e); /* the fraction bits that must be zero */
+  if (e < emin - fb || e > emax) return false; /* below the least subnormal, or past the range */
+  int t = e >= emin ? tn : tn + (int)(emin - e); /* the fraction bits that must be zero */
   if (f & (((uint64_t)1 << t) - 1)) return false;
-  *b = sign | (e >= 897 ? (uint64_t)(e - 896) << 23 | f >> 29 : (f | (uint64_t)1 << 52) >> t);
+  *b = sign | (e >= emin ? (uint64_t)(e - emin + 1) << fb | f >> tn : (f | (uint64_t)1 << 52) >> t);
   return true;
 }
 
@@ -164,7 +206,7 @@ static __attribute__((noinline)) int float64_text(uint64_t u, char *out) {
 
 static __attribute__((noinline)) int float32_text(uint64_t u, char *out) {
   uint64_t b;
-  if (!float32_bits(u, &b)) return -1;
+  if (!ieee_bits(u, 8, 23, &b)) return -1;
   return float_text_of(u, b, out, 8, 23, true);
 }
 
@@ -172,26 +214,25 @@ static int float_text(int code, uint64_t u, char *out) {
   /* float64 and float32 first, without the switches by code. */
   if (code == NX_FLOAT64) return float64_text(u, out);
   if (code == NX_FLOAT32) return float32_text(u, out);
-  /* The small formats' own store and load, each inlined with its constants,
-     rather than the general ones' switches. */
+  /* The IEEE-style small formats by their bits' tests; the others by their
+     own store and load, each inlined with its constants, rather than the
+     general ones' switches: u is a value iff the load gives it back. */
   uint64_t b, back;
   switch (code) {
-  case NX_FLOAT16: b = nx_store_float16_f64(u); back = nx_load_float16_f64((nx_u16)b); break;
-  case NX_BFLOAT16: b = nx_store_bfloat16_f64(u); back = nx_load_bfloat16_f64((nx_u16)b); break;
+  case NX_FLOAT16: if (!ieee_bits(u, 5, 10, &b)) return -1; goto lookup;
+  case NX_BFLOAT16: if (!ieee_bits(u, 8, 7, &b)) return -1; goto lookup;
+  case NX_FLOAT8_E5M2: if (!ieee_bits(u, 5, 2, &b)) return -1; goto lookup;
   case NX_FLOAT8_E4M3FN: b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)b); break;
-  case NX_FLOAT8_E5M2: b = nx_store_float8_e5m2_f64(u); back = nx_load_float8_e5m2_f64((nx_u8)b); break;
   case NX_FLOAT4_E2M1FN: b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)b); break;
   default: b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, b); break;
   }
   if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
     if (!nx_dtype_has_nans(code)) return -1;
   } else if (back != u) return -1;
+lookup:;
   text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
   if (!t) return format_float_direct(code, u, b, out);
-  uint32_t len = t->start[b + 1] - t->start[b];
-  memcpy(out, t->pool + t->start[b], COPY);
-  out[len] = 0;
-  return (int)len;
+  return table_text(t, b, out);
 }
 
 int nx__format_float(int code, uint64_t u, char *buf) {
@@ -224,7 +265,9 @@ static int not_a_value(const char *fn, double x, nx_dtype dt) {
   return nx__fail(NX_EINVAL, "%s: %s is not a value of %s", fn, show(x, t), nx_dtype_name(dt));
 }
 
-int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
+/* nx_dtype_pp_value but for its common cases: out of line, so that the
+   entry point's fast paths save no registers for it. */
+static __attribute__((noinline)) int pp_value_general(nx_dtype dt, nx_value v, char *buf, size_t cap) {
   static const char fn[] = "nx_dtype_pp_value";
   char t[NX_DTYPE_PP_MAX];
   int len = 0;
@@ -273,6 +316,22 @@ int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
     memcpy(buf, t, (size_t)len + 1);
   }
   return len;
+}
+
+int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
+  /* The common cases straight to the text: float64 and float32, and float16
+     and bfloat16 once their tables are made, with a buffer for any text.
+     Anything else, errors included (a value not of the format), takes the
+     general path. */
+  if (buf != NULL && cap >= NX_DTYPE_PP_MAX) {
+    uint64_t u = nx__f64_bits(v.f), b;
+    if (dt == NX_FLOAT64) return float64_text(u, buf);
+    if (dt == NX_FLOAT16 || dt == NX_BFLOAT16) {
+      const text_table *t = atomic_load_explicit(&tables[dt], memory_order_acquire);
+      if (t && (dt == NX_FLOAT16 ? ieee_bits(u, 5, 10, &b) : ieee_bits(u, 8, 7, &b))) return table_text(t, b, buf);
+    }
+  }
+  return pp_value_general(dt, v, buf, cap);
 }
 
 /* nx_dtype_format_value but for its common case: out of line, so that the
