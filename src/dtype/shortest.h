@@ -207,7 +207,7 @@ static inline void rop3(uint64_t cb, int q, int k, uint64_t *vbl, uint64_t *vb, 
    of cb -+ 2 are P' -+ 2 (g_hi + 1), without multiplying again. */
 static inline uint64_t rop_short_of(u128 p, uint64_t cb, int q, int k) {
   int row = k - NX__K_MIN, c = -q - nx__pow10[row].r - 92; /* sh - 28, within 28..38 */
-  uint64_t t = (uint64_t)(p >> c); /* P' < 2^89: t < 2^61 */
+  uint64_t t = (uint64_t)(p >> 28) >> (c - 28); /* P' < 2^89: t < 2^61, and so is P' / 2^28 */
   if (force_exact || !(t & ((1u << 28) - 1))) return rop(cb, q, k);
   return t >> 28 | 1;
 }
@@ -245,7 +245,8 @@ static inline __attribute__((always_inline)) nx__decimal shortest_unstripped(uin
   int k = bottom ? flog10_three_quarters_pow2(q) : flog10_pow2(q);
   uint64_t vb, vbl, vbr;
   if (cbr < ((uint64_t)1 << 27)) {
-    u128 g = (u128)nx__pow10[k - NX__K_MIN].hi + 1, p = (u128)cb * g;
+    uint64_t g = nx__pow10[k - NX__K_MIN].hi + 1; /* below 2^62: g_hi < 2^62 */
+    u128 p = (u128)cb * g;
     vb = rop_short_of(p, cb, q, k);
     vbl = rop_short_of(p - (bottom ? g : 2 * g), cbl, q, k);
     vbr = rop_short_of(p + 2 * g, cbr, q, k);
