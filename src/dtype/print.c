@@ -191,6 +191,25 @@ static inline __attribute__((always_inline)) bool ieee_bits(uint64_t u, int eb, 
   return true;
 }
 
+/* Whether the double of bits u is a value of float format `code` (not
+   float64 or float32), and if so its bits in *b. The IEEE-style small
+   formats by their bits' tests; the others by their own store and load, each
+   inlined with its constants, rather than the general ones' switches: u is a
+   value iff the load gives it back (a NaN iff the format has NaNs). */
+static inline __attribute__((always_inline)) bool format_bits(int code, uint64_t u, uint64_t *b) {
+  uint64_t back;
+  switch (code) {
+  case NX_FLOAT16: return ieee_bits(u, 5, 10, b);
+  case NX_BFLOAT16: return ieee_bits(u, 8, 7, b);
+  case NX_FLOAT8_E5M2: return ieee_bits(u, 5, 2, b);
+  case NX_FLOAT8_E4M3FN: *b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)*b); break;
+  case NX_FLOAT4_E2M1FN: *b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)*b); break;
+  default: *b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, *b); break;
+  }
+  if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return nx_dtype_has_nans(code);
+  return back == u;
+}
+
 /* The text of the float64 bits u as a value of float format `code` (or a
    complex one's component) into out, which has room for COPY bytes past any
    text (a complex text's second part starts at most 26 bytes into its
@@ -214,22 +233,8 @@ static int float_text(int code, uint64_t u, char *out) {
   /* float64 and float32 first, without the switches by code. */
   if (code == NX_FLOAT64) return float64_text(u, out);
   if (code == NX_FLOAT32) return float32_text(u, out);
-  /* The IEEE-style small formats by their bits' tests; the others by their
-     own store and load, each inlined with its constants, rather than the
-     general ones' switches: u is a value iff the load gives it back. */
-  uint64_t b, back;
-  switch (code) {
-  case NX_FLOAT16: if (!ieee_bits(u, 5, 10, &b)) return -1; goto lookup;
-  case NX_BFLOAT16: if (!ieee_bits(u, 8, 7, &b)) return -1; goto lookup;
-  case NX_FLOAT8_E5M2: if (!ieee_bits(u, 5, 2, &b)) return -1; goto lookup;
-  case NX_FLOAT8_E4M3FN: b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)b); break;
-  case NX_FLOAT4_E2M1FN: b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)b); break;
-  default: b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, b); break;
-  }
-  if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
-    if (!nx_dtype_has_nans(code)) return -1;
-  } else if (back != u) return -1;
-lookup:;
+  uint64_t b;
+  if (!format_bits(code, u, &b)) return -1;
   text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
   if (!t) return format_float_direct(code, u, b, out);
   return table_text(t, b, out);
@@ -319,16 +324,16 @@ static __attribute__((noinline)) int pp_value_general(nx_dtype dt, nx_value v, c
 }
 
 int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
-  /* The common cases straight to the text: float64 and float32, and float16
-     and bfloat16 once their tables are made, with a buffer for any text.
+  /* The common cases straight to the text: float64, and the formats of 16
+     bits or fewer once their tables are made, with a buffer for any text.
      Anything else, errors included (a value not of the format), takes the
      general path. */
   if (buf != NULL && cap >= NX_DTYPE_PP_MAX) {
     uint64_t u = nx__f64_bits(v.f), b;
     if (dt == NX_FLOAT64) return float64_text(u, buf);
-    if (dt == NX_FLOAT16 || dt == NX_BFLOAT16) {
+    if (dt >= NX_FLOAT16 && dt <= NX_FLOAT4_E2M1FN) {
       const text_table *t = atomic_load_explicit(&tables[dt], memory_order_acquire);
-      if (t && (dt == NX_FLOAT16 ? ieee_bits(u, 5, 10, &b) : ieee_bits(u, 8, 7, &b))) return table_text(t, b, buf);
+      if (t && format_bits(dt, u, &b)) return table_text(t, b, buf);
     }
   }
   return pp_value_general(dt, v, buf, cap);
