@@ -99,10 +99,12 @@ static inline int nx__significant(nx__digits17 s) {
   return 17 - zb;
 }
 
-/* The digits from position 1 + k on (k < 16), as 16 bytes at p. */
+/* The digits from position 1 + k on, as 16 bytes at p, for k < 16; for k =
+   16 (a positional integer of 17 digits, 10^16 from just below it) the
+   bytes fall past the text and any do. */
 static inline void nx__put_tail(char *p, nx__digits17 s, int k) {
   unsigned __int128 w = (unsigned __int128)s.b << 64 | s.a;
-  w >>= 8 * k;
+  w >>= 8 * (k & 15);
   nx__put8(p, (uint64_t)w + NX__ZEROS8);
   nx__put8(p + 8, (uint64_t)(w >> 64) + NX__ZEROS8);
 }
@@ -133,7 +135,7 @@ static inline int nx__put_scientific(char *p, nx__digits17 s, int n, int x) {
   return len + 2;
 }
 
-/* The same positional, for -4 <= x < 16: the digits with the point placed,
+/* The same positional, for -4 <= x <= 16: the digits with the point placed,
    zeros around; without a branch on x, whose sign and size vary from value
    to value in ordinary data. In order: "0.000000", then the digits (at 0,
    or past "0." and the zeros below 1), then the point after the integer
