@@ -7,6 +7,7 @@
 #include "../base/error.h"
 #include "dtype_internal.h"
 #include "../base/alloc.h"
+#include "decimal_text.h"
 #include "shortest.h"
 
 /* The float64 bits of 1e-4 and 1e16, where positional text starts and ends:
@@ -15,99 +16,32 @@
 #define POSITIONAL_MIN 0x3F1A36E2EB1C432Dull
 #define POSITIONAL_END 0x4341C37937E08000ull
 
-/* "00" to "99", so digits are written two at a time. */
-static const char pairs[201] = "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
-                               "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
-
-static const uint64_t pow10s[20] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
-                                    1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
-                                    100000000000000u, 1000000000000000u, 10000000000000000u,
-                                    100000000000000000u, 1000000000000000000u, 10000000000000000000u};
-
-/* The number of decimal digits of d (1 for 0): floor(bits * log10(2)) from
-   d's bit length is the count or one more, and one compare tells which. */
-static int ndigits(uint64_t d) {
-  d |= 1; /* the same count, and 0 has one digit */
-  int t = ((64 - __builtin_clzll(d)) * 1233) >> 12;
-  return t - (d < pow10s[t]) + 1;
-}
-
-/* The 8 digits of r < 10^8 into p[0 .. 8): four pairs, from independent
-   products. */
-static inline void write8(char *p, uint32_t r) {
-  uint32_t a = r / 10000, b = r - 10000 * a;
-  uint32_t a1 = a / 100, b1 = b / 100;
-  memcpy(p, pairs + 2 * a1, 2);
-  memcpy(p + 2, pairs + 2 * (a - 100 * a1), 2);
-  memcpy(p + 4, pairs + 2 * b1, 2);
-  memcpy(p + 6, pairs + 2 * (b - 100 * b1), 2);
-}
-
-/* d's n digits into p[0 .. n), from the last: eight at a time, then two at
-   a time. The divisions are by constants, which the compiler makes
-   multiplications. */
-static inline __attribute__((always_inline)) void write_digits(char *p, uint64_t d, int n) {
+/* The integers' digits, from the last: eight at a time, then two at a
+   time from the table of pairs. The divisions are by constants, which the
+   compiler makes multiplications. */
+static inline void write_digits(char *p, uint64_t d, int n) {
   char *e = p + n;
   while (d >= 100000000u) {
     uint64_t q = d / 100000000u;
     e -= 8;
-    write8(e, (uint32_t)(d - 100000000u * q));
+    nx__put8(e, nx__ascii8((uint32_t)(d - 100000000u * q)));
     d = q;
   }
   uint32_t v = (uint32_t)d;
   while (v >= 100) {
     uint32_t q = v / 100;
     e -= 2;
-    memcpy(e, pairs + 2 * (v - 100 * q), 2);
+    memcpy(e, nx__pairs + 2 * (v - 100 * q), 2);
     v = q;
   }
-  if (v >= 10) memcpy(e - 2, pairs + 2 * v, 2);
+  if (v >= 10) memcpy(e - 2, nx__pairs + 2 * v, 2);
   else e[-1] = (char)('0' + v);
 }
 
 static int put_digits(char *p, uint64_t d) {
-  int n = ndigits(d);
+  int n = nx__ndigits(d);
   write_digits(p, d, n);
   return n;
-}
-
-/* d * 10^e, positional: d's digits with the point placed, zeros around. p
-   has room for 24 bytes past the text (float_text's COPY), so the copies and
-   fills are of fixed sizes, which compile to a few moves, where the text
-   needs fewer. */
-static int positional(char *p, uint64_t d, int e) {
-  int n = ndigits(d), x = e + n - 1;
-  if (e >= 0) { /* an integer: the digits and e zeros (e + n <= 17) */
-    write_digits(p, d, n);
-    memset(p + n, '0', 16);
-    return n + e;
-  }
-  if (x >= 0) { /* the point inside: x + 1 digits, the point, the rest */
-    char t[40];
-    write_digits(t, d, n);
-    memcpy(p, t, 16);
-    p[x + 1] = '.';
-    memcpy(p + x + 2, t + x + 1, 16);
-    return n + 1;
-  }
-  memcpy(p, "0.000", 5); /* 0.000ddd: x >= -4 from 1e-4 up */
-  write_digits(p + 1 - x, d, n);
-  return n + 1 - x;
-}
-
-/* d * 10^e as d.ddde+XX, at least two exponent digits (at most three). */
-static int scientific(char *p, uint64_t d, int e) {
-  int n = ndigits(d), x = e + n - 1, len;
-  write_digits(p + 1, d, n);
-  p[0] = p[1];
-  if (n > 1) { p[1] = '.'; len = n + 1; }
-  else len = 1;
-  p[len++] = 'e';
-  p[len++] = x < 0 ? '-' : '+';
-  if (x < 0) x = -x;
-  if (x >= 100) { p[len++] = (char)('0' + x / 100); x %= 100; }
-  memcpy(p + len, pairs + 2 * x, 2);
-  return len + 2;
 }
 
 /* The text of a finite or infinite value or NaN, given by its float64 bits u
@@ -117,10 +51,11 @@ static int scientific(char *p, uint64_t d, int e) {
    says whether to inline the digit search too. */
 static inline __attribute__((always_inline)) int float_text_of(uint64_t u, uint64_t b, char *buf, int eb, int fb,
                                                                bool inl) {
-  int len = 0;
   uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
   if (a > 0x7FF0000000000000ull) { memcpy(buf, "nan", 4); return 3; }
-  if (u >> 63) buf[len++] = '-';
+  /* The sign without a branch: it is as likely either way in much data. */
+  buf[0] = '-';
+  int len = (int)(u >> 63);
   if (a == 0x7FF0000000000000ull) { memcpy(buf + len, "inf", 4); return len + 3; }
   if (a == 0) { buf[len++] = '0'; buf[len] = 0; return len; }
   /* c * 2^q in the format's own terms: its significand and exponent. */
@@ -129,9 +64,14 @@ static inline __attribute__((always_inline)) int float_text_of(uint64_t u, uint6
   uint64_t f = bits & (((uint64_t)1 << fb) - 1);
   uint64_t c = e ? f | (uint64_t)1 << fb : f;
   int q = (e ? e : 1) - bias - fb;
-  nx__decimal dec = inl ? shortest(c, q, f == 0 && e > 1) : nx__shortest(c, q, f == 0 && e > 1);
-  if (a >= POSITIONAL_MIN && a < POSITIONAL_END) len += positional(buf + len, dec.d, dec.e);
-  else len += scientific(buf + len, dec.d, dec.e);
+  nx__decimal dec = inl ? shortest_unstripped(c, q, f == 0 && e > 1) : nx__shortest(c, q, f == 0 && e > 1);
+  /* A format of up to 24 bits of precision has at most 9 digits: the split
+     takes 32-bit arithmetic. Then the count without trailing zeros. */
+  int n = nx__ndigits(dec.d), x = dec.e + n - 1;
+  nx__digits17 s = fb <= 23 ? nx__split9((uint32_t)dec.d, n) : nx__split17(dec.d, n);
+  n = nx__significant(s);
+  if (a >= POSITIONAL_MIN && a < POSITIONAL_END) len += nx__put_positional(buf + len, s, n, x);
+  else len += nx__put_scientific(buf + len, s, n, x);
   buf[len] = 0;
   return len;
 }
@@ -149,33 +89,55 @@ static int format_float_direct(int code, uint64_t u, uint64_t b, char *buf) {
    the compiler moves in a few registers, beats a memcpy of each length. */
 #define COPY 24
 
+/* Each code's text in a slot of SLOT bytes, its length in the slot's last
+   byte: one aligned slot never spans two cache lines, so a lookup of a code
+   out of cache misses once (offsets into a pool of texts missed twice). The
+   few texts of SLOT bytes or more (bfloat16's largest integers, written out
+   in full) lie in `rest`: their slot holds LONG in its last byte, the text's
+   offset in its first four and its length in the fifth. */
+#define SLOT 16
+#define LONG 0xFF
+
 typedef struct {
-  uint32_t *start; /* code b's text is pool[start[b] .. start[b + 1]) */
-  char *pool;
+  char *slots; /* code b's slot is slots[b * SLOT .. (b + 1) * SLOT) */
+  char *rest;
 } text_table;
 
 static _Atomic(text_table *) tables[NX_DTYPE_COUNT];
 
 static void free_table(text_table *t) {
-  if (t) { nx__free(t->start); nx__free(t->pool); }
+  if (t) { nx__free(t->slots); nx__free(t->rest); }
   nx__free(t);
 }
 
 static text_table *make_table(int code) {
-  size_t n = (size_t)1 << nx_dtype_bits_of(code), used = 0;
+  size_t n = (size_t)1 << nx_dtype_bits_of(code), used = 0, cap = 0;
   text_table *t = nx__calloc(1, sizeof *t);
-  if (t) t->start = nx__malloc((n + 1) * sizeof *t->start);
-  if (t && t->start) t->pool = nx__malloc(n * NX_DTYPE_PP_MAX + COPY);
-  if (!t || !t->start || !t->pool) { free_table(t); return NULL; }
+  if (t) t->slots = nx__calloc(n, SLOT); /* malloc's alignment is a multiple of SLOT */
+  if (!t || !t->slots) { free_table(t); return NULL; }
   for (size_t b = 0; b < n; b++) {
-    t->start[b] = (uint32_t)used;
-    used += (size_t)format_float_direct(code, nx_dtype_load_f64bits(code, b), b, t->pool + used);
+    char text[NX_DTYPE_PP_MAX], *slot = t->slots + b * SLOT;
+    int len = format_float_direct(code, nx_dtype_load_f64bits(code, b), b, text);
+    if (len < SLOT) {
+      memcpy(slot, text, (size_t)len);
+      slot[SLOT - 1] = (char)len;
+      continue;
+    }
+    if (len >= COPY) { free_table(t); return NULL; } /* none is: the fixed-size copy needs it */
+    if (used + COPY > cap) { /* room for this text and the copy past the last one */
+      cap = 2 * cap + 64 * COPY;
+      char *grown = nx__realloc(t->rest, cap);
+      if (!grown) { free_table(t); return NULL; }
+      t->rest = grown;
+    }
+    uint32_t at = (uint32_t)used;
+    memcpy(t->rest + used, text, (size_t)len);
+    used += (size_t)len;
+    memcpy(slot, &at, 4);
+    slot[4] = (char)len;
+    slot[SLOT - 1] = (char)LONG;
   }
-  t->start[n] = (uint32_t)used;
-  /* Room past the last text for the fixed-size copy of float_text. */
-  memset(t->pool + used, 0, COPY);
-  char *shrunk = nx__realloc(t->pool, used + COPY);
-  if (shrunk) t->pool = shrunk;
+  if (t->rest) memset(t->rest + used, 0, cap - used);
   return t;
 }
 
@@ -190,23 +152,62 @@ static text_table *table_of(int code) {
   return t;
 }
 
-/* Whether the double of bits u is a float32 value (a NaN counts as one),
-   and if so its float32 bits in *b: a normal float32 keeps only the top 23
-   of the 52 fraction bits, a subnormal one fewer, by how far its exponent
-   lies below the least normal's. Integer tests, cheaper than a store and a
-   load. */
-static bool float32_bits(uint64_t u, uint64_t *b) {
-  uint64_t a = u & 0x7FFFFFFFFFFFFFFFull, sign = (u >> 63) << 31, f = a & 0xFFFFFFFFFFFFFull;
-  int64_t e = (int64_t)(a >> 52); /* biased: 897 is float32's least normal exponent, 1150 its greatest */
-  if (a == 0 || a >= 0x7FF0000000000000ull) { /* zeros, infinities, NaNs: as the store gives them */
-    *b = nx_store_float32_f64(u);
+/* Code b's text from table t into out (room for COPY bytes past it). */
+static inline int table_text(const text_table *t, uint64_t b, char *out) {
+  const char *slot = t->slots + b * SLOT;
+  unsigned len = (unsigned char)slot[SLOT - 1];
+  if (len != LONG) memcpy(out, slot, SLOT);
+  else {
+    uint32_t at;
+    memcpy(&at, slot, 4);
+    len = (unsigned char)slot[4];
+    memcpy(out, t->rest + at, COPY);
+  }
+  out[len] = 0;
+  return (int)len;
+}
+
+/* Whether the double of bits u is a value of the IEEE-style binary format
+   of eb exponent and fb fraction bits with infinities and NaNs (float32,
+   float16, bfloat16, float8_e5m2; a NaN counts as one), and if so its bits
+   in the format in *b (a NaN's: the quiet NaN of u's sign): a normal value
+   keeps only the top fb of the 52 fraction bits, a subnormal one fewer for
+   each step its exponent lies below the least normal's. Integer tests,
+   cheaper than a store and a load. */
+static inline __attribute__((always_inline)) bool ieee_bits(uint64_t u, int eb, int fb, uint64_t *b) {
+  int bias = (1 << (eb - 1)) - 1, tn = 52 - fb; /* tn: the fraction bits a normal value leaves zero */
+  int64_t emin = 1024 - bias, emax = 1023 + bias; /* the least and greatest normal exponents, biased as float64's */
+  uint64_t a = u & 0x7FFFFFFFFFFFFFFFull, sign = (u >> 63) << (eb + fb), f = a & 0xFFFFFFFFFFFFFull;
+  int64_t e = (int64_t)(a >> 52);
+  if (a == 0 || a >= 0x7FF0000000000000ull) { /* zeros, infinities, NaNs */
+    uint64_t top = (((uint64_t)1 << eb) - 1) << fb, quiet = (uint64_t)1 << (fb - 1);
+    *b = sign | (a == 0 ? 0 : a == 0x7FF0000000000000ull ? top : top | quiet);
     return true;
   }
-  if (e < 874 || e > 1150) return false; /* below half float32's least subnormal, or past its range */
-  int t = e >= 897 ? 29 : 29 + (int)(897 - e); /* the fraction bits that must be zero */
+  if (e < emin - fb || e > emax) return false; /* below the least subnormal, or past the range */
+  int t = e >= emin ? tn : tn + (int)(emin - e); /* the fraction bits that must be zero */
   if (f & (((uint64_t)1 << t) - 1)) return false;
-  *b = sign | (e >= 897 ? (uint64_t)(e - 896) << 23 | f >> 29 : (f | (uint64_t)1 << 52) >> t);
+  *b = sign | (e >= emin ? (uint64_t)(e - emin + 1) << fb | f >> tn : (f | (uint64_t)1 << 52) >> t);
   return true;
+}
+
+/* Whether the double of bits u is a value of float format `code` (not
+   float64 or float32), and if so its bits in *b. The IEEE-style small
+   formats by their bits' tests; the others by their own store and load, each
+   inlined with its constants, rather than the general ones' switches: u is a
+   value iff the load gives it back (a NaN iff the format has NaNs). */
+static inline __attribute__((always_inline)) bool format_bits(int code, uint64_t u, uint64_t *b) {
+  uint64_t back;
+  switch (code) {
+  case NX_FLOAT16: return ieee_bits(u, 5, 10, b);
+  case NX_BFLOAT16: return ieee_bits(u, 8, 7, b);
+  case NX_FLOAT8_E5M2: return ieee_bits(u, 5, 2, b);
+  case NX_FLOAT8_E4M3FN: *b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)*b); break;
+  case NX_FLOAT4_E2M1FN: *b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)*b); break;
+  default: *b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, *b); break;
+  }
+  if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) return nx_dtype_has_nans(code);
+  return back == u;
 }
 
 /* The text of the float64 bits u as a value of float format `code` (or a
@@ -214,35 +215,29 @@ static bool float32_bits(uint64_t u, uint64_t *b) {
    text (a complex text's second part starts at most 26 bytes into its
    NX_DTYPE_PP_MAX): its
    length, or -1 if u is not a value of the format. */
+/* float64 and float32 each in a function of its own, so that the compiler
+   gives their many temporaries registers of their own (inlined into
+   float_text together, they spilled). Every double is a float64 value, and a
+   float32 one is its own store's load. */
+static __attribute__((noinline)) int float64_text(uint64_t u, char *out) {
+  return float_text_of(u, u, out, 11, 52, true);
+}
+
+static __attribute__((noinline)) int float32_text(uint64_t u, char *out) {
+  uint64_t b;
+  if (!ieee_bits(u, 8, 23, &b)) return -1;
+  return float_text_of(u, b, out, 8, 23, true);
+}
+
 static int float_text(int code, uint64_t u, char *out) {
-  /* float64 and float32 first, without the switches by code: every double
-     is a float64 value, and a float32 one is its own store's load. */
-  if (code == NX_FLOAT64) return float_text_of(u, u, out, 11, 52, true);
-  if (code == NX_FLOAT32) {
-    uint64_t b;
-    if (!float32_bits(u, &b)) return -1;
-    return float_text_of(u, b, out, 8, 23, true);
-  }
-  /* The small formats' own store and load, each inlined with its constants,
-     rather than the general ones' switches. */
-  uint64_t b, back;
-  switch (code) {
-  case NX_FLOAT16: b = nx_store_float16_f64(u); back = nx_load_float16_f64((nx_u16)b); break;
-  case NX_BFLOAT16: b = nx_store_bfloat16_f64(u); back = nx_load_bfloat16_f64((nx_u16)b); break;
-  case NX_FLOAT8_E4M3FN: b = nx_store_float8_e4m3fn_f64(u); back = nx_load_float8_e4m3fn_f64((nx_u8)b); break;
-  case NX_FLOAT8_E5M2: b = nx_store_float8_e5m2_f64(u); back = nx_load_float8_e5m2_f64((nx_u8)b); break;
-  case NX_FLOAT4_E2M1FN: b = nx_store_float4_e2m1fn_f64(u); back = nx_load_float4_e2m1fn_f64((nx_u8)b); break;
-  default: b = nx_dtype_store_f64bits(code, u); back = nx_dtype_load_f64bits(code, b); break;
-  }
-  if ((u & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull) {
-    if (!nx_dtype_has_nans(code)) return -1;
-  } else if (back != u) return -1;
+  /* float64 and float32 first, without the switches by code. */
+  if (code == NX_FLOAT64) return float64_text(u, out);
+  if (code == NX_FLOAT32) return float32_text(u, out);
+  uint64_t b;
+  if (!format_bits(code, u, &b)) return -1;
   text_table *t = nx_dtype_bits_of(code) <= 16 ? table_of(code) : NULL;
   if (!t) return format_float_direct(code, u, b, out);
-  uint32_t len = t->start[b + 1] - t->start[b];
-  memcpy(out, t->pool + t->start[b], COPY);
-  out[len] = 0;
-  return (int)len;
+  return table_text(t, b, out);
 }
 
 int nx__format_float(int code, uint64_t u, char *buf) {
@@ -275,7 +270,9 @@ static int not_a_value(const char *fn, double x, nx_dtype dt) {
   return nx__fail(NX_EINVAL, "%s: %s is not a value of %s", fn, show(x, t), nx_dtype_name(dt));
 }
 
-int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
+/* nx_dtype_pp_value but for its common cases: out of line, so that the
+   entry point's fast paths save no registers for it. */
+static __attribute__((noinline)) int pp_value_general(nx_dtype dt, nx_value v, char *buf, size_t cap) {
   static const char fn[] = "nx_dtype_pp_value";
   char t[NX_DTYPE_PP_MAX];
   int len = 0;
@@ -326,16 +323,28 @@ int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
   return len;
 }
 
-int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
+int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
+  /* The common cases straight to the text: float64, and the formats of 16
+     bits or fewer once their tables are made, with a buffer for any text.
+     Anything else, errors included (a value not of the format), takes the
+     general path. */
+  if (buf != NULL && cap >= NX_DTYPE_PP_MAX) {
+    uint64_t u = nx__f64_bits(v.f), b;
+    if (dt == NX_FLOAT64) return float64_text(u, buf);
+    if (dt >= NX_FLOAT16 && dt <= NX_FLOAT4_E2M1FN) {
+      const text_table *t = atomic_load_explicit(&tables[dt], memory_order_acquire);
+      if (t && format_bits(dt, u, &b)) return table_text(t, b, buf);
+    }
+  }
+  return pp_value_general(dt, v, buf, cap);
+}
+
+/* nx_dtype_format_value but for its common case: out of line, so that the
+   entry point's fast path saves no registers for it. */
+static __attribute__((noinline)) int format_value_general(int code, double x, char *buf, size_t cap) {
   static const char fn[] = "nx_dtype_format_value";
   nx_value v;
   memset(&v, 0, sizeof v);
-  /* The common case straight to the text: a float64 or float32 value and a
-     buffer for any text. Anything else, errors included, takes the general path. */
-  if ((code == NX_FLOAT64 || code == NX_FLOAT32) && buf != NULL && cap >= NX_DTYPE_PP_MAX) {
-    int len = float_text(code, nx__f64_bits(x), buf);
-    if (len >= 0) return len;
-  }
   if (!nx__dtype_valid(fn, (nx_dtype)code)) return -1;
   nx_dtype dt = (nx_dtype)code;
   switch (nx_dtype_kind_of(code)) {
@@ -367,4 +376,18 @@ int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
     return -1;
   }
   return r;
+}
+
+int nx_dtype_format_value(int code, double x, char *buf, size_t cap) {
+  /* The common case straight to the text, a tail call: a float64 value (any
+     double is one) or a float32 one, and a buffer for any text. Anything
+     else, errors included, takes the general path. */
+  if (buf != NULL && cap >= NX_DTYPE_PP_MAX) {
+    if (code == NX_FLOAT64) return float64_text(nx__f64_bits(x), buf);
+    if (code == NX_FLOAT32) {
+      int len = float32_text(nx__f64_bits(x), buf);
+      if (len >= 0) return len;
+    }
+  }
+  return format_value_general(code, x, buf, cap);
 }

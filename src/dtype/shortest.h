@@ -145,33 +145,69 @@ static __attribute__((noinline, unused)) uint64_t rop_undecided(uint64_t cb, int
 }
 
 /* rop(cb) for the row of k: the same answer as exact_rop, from the 126-bit
-   ceiling g of 10^-k / 2^r. P / 2^s = cb * g / 2^s exceeds X by less than
+   ceiling g of 10^-k / 2^r and the product P = cb * g, given as its top 128
+   bits h and its low 64 plo. P / 2^s = cb * g / 2^s exceeds X by less than
    X / 2^125 < 2^-66, so a fraction of at least 2^-56 decides; below it, X is
    an integer or the exact path decides. With h = P / 2^64 and s = 64 + sh
    (sh within 56..66 for every q and k here), h / 2^(sh - 56) holds floor(X)
    above its low 56 bits and the fraction's top 56 bits in them: one shift
    of fewer than 11 places gives both. */
-static inline uint64_t rop(uint64_t cb, int q, int k) {
+static inline uint64_t rop_of_product(u128 h, uint64_t plo, uint64_t cb, int q, int k) {
   int row = k - NX__K_MIN, c = -q - nx__pow10[row].r - 120; /* sh - 56 */
-  if (force_exact) return exact_rop(cb, q, k);
-  u128 lo = (u128)cb * nx__pow10[row].lo, h = (u128)cb * nx__pow10[row].hi + (lo >> 64);
   uint64_t hlo = (uint64_t)h, hhi = (uint64_t)(h >> 64);
   uint64_t top = (hlo >> c) | ((hhi << 1) << (63 - c)), frac = top & (((uint64_t)1 << 56) - 1);
   uint64_t fl = (hhi >> c) << 8 | top >> 56;
   if (frac) return fl | 1;
-  if (nx__pow10[row].exact) return fl | ((hlo & (((uint64_t)1 << c) - 1)) != 0 || (uint64_t)lo != 0);
+  if (nx__pow10[row].exact) return fl | ((hlo & (((uint64_t)1 << c) - 1)) != 0 || plo != 0);
   return rop_undecided(cb, q, k, fl);
+}
+
+/* P = cb * g: its top 128 bits and its low 64. */
+typedef struct {
+  u128 h;
+  uint64_t lo;
+} product;
+
+static inline product rop_product(uint64_t cb, int k) {
+  int row = k - NX__K_MIN;
+  u128 lo = (u128)cb * nx__pow10[row].lo;
+  product p = {(u128)cb * nx__pow10[row].hi + (lo >> 64), (uint64_t)lo};
+  return p;
+}
+
+static inline uint64_t rop(uint64_t cb, int q, int k) {
+  if (force_exact) return exact_rop(cb, q, k);
+  product p = rop_product(cb, k);
+  return rop_of_product(p.h, p.lo, cb, q, k);
+}
+
+/* rop of cb - 2, cb and cb + 2 from one product: (cb -+ 2) * g is P -+ 2g,
+   a subtraction and an addition of 192 bits where two more products would
+   take four multiplications. */
+static inline void rop3(uint64_t cb, int q, int k, uint64_t *vbl, uint64_t *vb, uint64_t *vbr) {
+  if (force_exact) {
+    *vbl = exact_rop(cb - 2, q, k), *vb = exact_rop(cb, q, k), *vbr = exact_rop(cb + 2, q, k);
+    return;
+  }
+  int row = k - NX__K_MIN;
+  product p = rop_product(cb, k);
+  uint64_t g2lo = nx__pow10[row].lo << 1, plo_r = p.lo + g2lo, plo_l = p.lo - g2lo;
+  u128 g2hi = (u128)nx__pow10[row].hi << 1 | nx__pow10[row].lo >> 63;
+  u128 h_r = p.h + g2hi + (plo_r < p.lo), h_l = p.h - g2hi - (p.lo < g2lo);
+  *vb = rop_of_product(p.h, p.lo, cb, q, k);
+  *vbl = rop_of_product(h_l, plo_l, cb - 2, q, k);
+  *vbr = rop_of_product(h_r, plo_r, cb + 2, q, k);
 }
 
 /* rop(cb) for a cb below 2^27 (formats of up to 24 bits of precision, whose
    X stays below 2^32), from the top 64 bits of g rounded up: P' = cb *
    (g_hi + 1) / 2^sh is at least X and above it by less than X / 2^61 <
    2^-29, so a fraction of P' of at least 2^-28 gives floor(X) and says X is
-   no integer. Otherwise the 126-bit rop decides. */
-static inline uint64_t rop_short(uint64_t cb, int q, int k) {
+   no integer. Otherwise the 126-bit rop decides. Given the product P': those
+   of cb -+ 2 are P' -+ 2 (g_hi + 1), without multiplying again. */
+static inline uint64_t rop_short_of(u128 p, uint64_t cb, int q, int k) {
   int row = k - NX__K_MIN, c = -q - nx__pow10[row].r - 92; /* sh - 28, within 28..38 */
-  u128 p = (u128)cb * (nx__pow10[row].hi + 1);
-  uint64_t t = (uint64_t)(p >> c); /* P' < 2^89: t < 2^61 */
+  uint64_t t = (uint64_t)(p >> 28) >> (c - 28); /* P' < 2^89: t < 2^61, and so is P' / 2^28 */
   if (force_exact || !(t & ((1u << 28) - 1))) return rop(cb, q, k);
   return t >> 28 | 1;
 }
@@ -200,35 +236,47 @@ static inline nx__decimal strip_zeros(nx__decimal r) {
   return r;
 }
 
-static inline __attribute__((always_inline)) nx__decimal shortest(uint64_t c, int q, bool bottom) {
+/* The shortest decimal of c * 2^q, its digits perhaps with trailing zeros
+   (print.c's float64 and float32 text finds them in the digits it makes,
+   cheaper than stripping them here). */
+static inline __attribute__((always_inline)) nx__decimal shortest_unstripped(uint64_t c, int q, bool bottom) {
   int out = (int)(c & 1);
   uint64_t cb = c << 2, cbr = cb + 2, cbl = bottom ? cb - 1 : cb - 2;
   int k = bottom ? flog10_three_quarters_pow2(q) : flog10_pow2(q);
   uint64_t vb, vbl, vbr;
-  if (cbr < ((uint64_t)1 << 27)) vb = rop_short(cb, q, k), vbl = rop_short(cbl, q, k), vbr = rop_short(cbr, q, k);
+  if (cbr < ((uint64_t)1 << 27)) {
+    uint64_t g = nx__pow10[k - NX__K_MIN].hi + 1; /* below 2^62: g_hi < 2^62 */
+    u128 p = (u128)cb * g;
+    vb = rop_short_of(p, cb, q, k);
+    vbl = rop_short_of(p - (bottom ? g : 2 * g), cbl, q, k);
+    vbr = rop_short_of(p + 2 * g, cbr, q, k);
+  } else if (!bottom) rop3(cb, q, k, &vbl, &vb, &vbr);
   else vb = rop(cb, q, k), vbl = rop(cbl, q, k), vbr = rop(cbr, q, k);
+  /* Both candidates' tests, then selects rather than branches: which one
+     wins varies from value to value, and a mispredicted branch costs more
+     than the few compares and moves of the loser. */
   uint64_t s = vb >> 2, t = s + 1;
+  /* A multiple of 10^(k+1) in the interval is shorter (s >= 10: else its
+     tests are of nothing). */
+  uint64_t sp = s / 10, tp = sp + 1;
+  bool upin = vbl + out <= 40 * sp, wpin = 40 * tp + out <= vbr;
+  bool shorter = (s >= 10) & (upin != wpin);
+  /* Else s or t at 10^k: the one in the interval, or if both are, the
+     nearer, ties to even (vb is odd unless exact). */
+  bool uin = vbl + out <= 4 * s, win = 4 * t + out <= vbr;
+  uint64_t mid = 4 * s + 2;
+  bool one = uin ^ win, tie_up = (vb > mid) | ((vb == mid) & (bool)(s & 1));
+  bool up = (one & (!uin)) | ((!one) & tie_up);
+  /* Masks, not conditionals, which the compiler would make branches. */
+  uint64_t dl = s + up, ds = tp - upin;
   nx__decimal r;
-  if (s >= 10) { /* a multiple of 10^(k+1) in the interval is shorter */
-    uint64_t sp = s / 10, tp = sp + 1;
-    bool upin = vbl + out <= 40 * sp, wpin = 40 * tp + out <= vbr;
-    if (upin != wpin) {
-      r.d = upin ? sp : tp;
-      r.e = k + 1;
-      goto strip;
-    }
-  }
-  {
-    bool uin = vbl + out <= 4 * s, win = 4 * t + out <= vbr;
-    if (uin != win) r.d = uin ? s : t;
-    else { /* both in: the nearer, ties to even; vb is odd unless exact */
-      uint64_t mid = 4 * s + 2;
-      r.d = vb < mid ? s : vb > mid ? t : (s & 1 ? t : s);
-    }
-    r.e = k;
-  }
-strip:
-  return strip_zeros(r);
+  r.d = dl ^ ((dl ^ ds) & (0 - (uint64_t)shorter));
+  r.e = k + shorter;
+  return r;
+}
+
+static inline __attribute__((always_inline)) nx__decimal shortest(uint64_t c, int q, bool bottom) {
+  return strip_zeros(shortest_unstripped(c, q, bottom));
 }
 
 #endif
