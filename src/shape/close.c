@@ -35,6 +35,7 @@ static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const 
    its lower bound, from stage 4 the empty row (a parameter's unknown row one
    hidden axis, or the error). */
 static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
+  if (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_TERMINAL) return NX__KEEP; /* inert */
   const nx_row *r = nx__shape_rsub(s, c->r1);
   int rc, keep = 0;
   for (int i = 0; i < r->nbeg + r->ndims; i++) {
@@ -121,7 +122,7 @@ static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage
 /* An interior row from stage 6: its row variable to its lower bound (empty
    at stage 7), else its dims as shape_dim. */
 static int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {
-  if (stage < 6) return NX__KEEP;
+  if (stage < 6 || (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_CLOSING)) return NX__KEEP;
   const nx_row *r = nx__shape_rsub(s, c->r1);
   mark_o m = {c, c->t ? NULL : c->o};
   int keep = 0, rc;

@@ -140,7 +140,7 @@ int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx
   b->closed_class |= a->closed_class;
   if (a->edges) {
     if (b->edges_tail) {
-      nx__shape_slot(s, &b->edges_tail->next);
+      NX__LOG_FIELD(s, b->edges_tail->next);
       b->edges_tail->next = a->edges;
     }
     else b->edges = a->edges;
@@ -166,7 +166,7 @@ int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__
   e->w = w;
   nx__var *a = NX__VAR(s, rf);
   if (a->edges_tail) {
-    nx__shape_slot(s, &a->edges_tail->next);
+    NX__LOG_FIELD(s, a->edges_tail->next);
     a->edges_tail->next = e;
   }
   else a->edges = e;

@@ -43,10 +43,10 @@ typedef struct nx__var {
    While a snapshot is live, every change to state that existed when the
    latest live snapshot was taken is recorded first: a variable (its whole
    record, once per epoch), a solution or self entry, a link, a lower bound,
-   or a pointer slot in the arena (a rank edge's next). Restoring undoes the
+   or a field of an arena object (a rank edge's next, a tensor's marks). Restoring undoes the
    log back to the snapshot's position, in reverse; what was made since (ids
    past the watermarks, arena past its mark) is dropped wholesale. */
-enum { NX__U_VAR, NX__U_VAL, NX__U_SELF, NX__U_LINK, NX__U_LBOUND, NX__U_SLOT };
+enum { NX__U_VAR, NX__U_VAL, NX__U_SELF, NX__U_LINK, NX__U_LBOUND, NX__U_BYTES };
 typedef struct nx__undo {
   unsigned char kind;
   int index;
@@ -55,7 +55,7 @@ typedef struct nx__undo {
     nx__val val;
     nx__link link;
     nx__lbound lb;
-    struct { void **slot; void *old; } p;
+    struct { unsigned char *at, old[8], n; } b; /* bytes in the arena */
   };
 } nx__undo;
 
@@ -119,7 +119,7 @@ struct nx_shape_session {
    s->undo_lost, which makes restoring fail. */
 void nx__shape_log_var(nx_shape_session *s, int v);
 void nx__shape_log(nx_shape_session *s, int kind, int index, const void *old);
-void nx__shape_log_slot(nx_shape_session *s, void **slot);
+void nx__shape_log_bytes(nx_shape_session *s, void *at, size_t n); /* n <= 8 */
 
 /* Ends the session's live snapshots and frees the log (session free). */
 void nx__shape_snapshots_end(nx_shape_session *s);
@@ -152,10 +152,11 @@ static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
   if (s->logging && i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
   return &s->lbs[i];
 }
-/* A pointer slot in the arena, about to change. */
-static inline void nx__shape_slot(nx_shape_session *s, void *slot) {
-  if (s->logging) nx__shape_log_slot(s, (void **)slot);
-}
+/* A field of an arena object (at most 8 bytes), about to change. */
+#define NX__LOG_FIELD(s, field) \
+  do { \
+    if ((s)->logging) nx__shape_log_bytes((s), &(field), sizeof(field)); \
+  } while (0)
 
 /* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */
 int nx__shape_lbound_new(nx_shape_session *s);

@@ -54,7 +54,15 @@ static void step(nx_shape_session *s, pool *p, unsigned *seed) {
     const nx_dim *d = nx_tensor_spec_dim(a, "b");
     if (d) nx_tensor_set_dim(s, d, 1 + next(seed) % 4);
   } else if (next(seed) % 4 == 0) nx_shape_finish(s);
-  else nx_tensor_transpose(s, a, &t);
+  else if (next(seed) % 3 == 0) nx_tensor_set_marks(s, a, next(seed) % 4);
+  else if (next(seed) % 2 == 0) { /* rename two of a's and b's row variables, as made */
+    int ids[2] = {nx_row_var(nx_tensor_row(a, NX_AXIS_OUTPUT)), nx_row_var(nx_tensor_row(b, NX_AXIS_INPUT))};
+    nx_shape_renaming *r;
+    if (ids[0] > 0 && ids[1] > 0 && nx_shape_rename_new(s, ids, 2, &r) == 0) {
+      nx_shape_solve(s, 1);
+      nx_shape_rename_free(r);
+    }
+  } else nx_tensor_transpose(s, a, &t);
   if (rc == 0 && t && p->n < 64) p->t[p->n++] = t;
 }
 
