@@ -107,6 +107,9 @@ struct nx_shape_session {
   bool undo_lost;  /* a change could not be logged (out of memory) */
   int epoch;       /* a variable is logged once per epoch (vsaved) */
   int *vsaved;     /* by variable: the epoch it was last logged in */
+  /* older state is logged: variables below w_nvars, links and lower bounds
+     up to w_nlk and w_nlbs; 0 and -1 while no snapshot is live, so that a
+     barrier costs one comparison then */
   int w_nvars, w_nlk, w_nlbs;
 };
 
@@ -128,7 +131,7 @@ void nx__shape_snapshots_end(nx_shape_session *s);
    than the latest one is logged before its first change in an epoch. Reads
    that need no log use NX__VARR. */
 static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
-  if (s->logging && v < s->w_nvars && s->vsaved[v] != s->epoch) nx__shape_log_var(s, v);
+  if (v < s->w_nvars && s->vsaved[v] != s->epoch) nx__shape_log_var(s, v);
   return NX__VAR_AT(s, v);
 }
 #define NX__VAR(s, v) nx__shape_var((s), (v))
@@ -137,19 +140,19 @@ static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
 /* Setting a solution, a self entry, a link's next, and changing a lower
    bound, through the log. */
 static inline void nx__shape_set_val(nx_shape_session *s, int v, nx__val x) {
-  if (s->logging && v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
   s->val[v] = x;
 }
 static inline void nx__shape_set_self(nx_shape_session *s, int v, nx__val x) {
-  if (s->logging && v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
   s->self[v] = x;
 }
 static inline void nx__shape_set_link_next(nx_shape_session *s, int i, int next) {
-  if (s->logging && i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
+  if (i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
   s->lk[i].next = next;
 }
 static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
-  if (s->logging && i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
+  if (i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
   return &s->lbs[i];
 }
 /* A field of an arena object (at most 8 bytes), about to change. */

@@ -119,6 +119,7 @@ static void set_watermarks(nx_shape_session *s) {
   if (!s->nsnaps) {
     s->logging = s->undo_lost = false;
     s->nundo = 0;
+    s->w_nvars = 0, s->w_nlk = s->w_nlbs = -1;
     return;
   }
   const struct nx_shape_session *w = &s->snaps[s->nsnaps - 1]->saved;

@@ -224,7 +224,7 @@ static void tensor_marks(void) {
   CHECK(nx_tensor_set_marks(s, a, 0) == 0 && nx_tensor_marks(a) == 0, "a: none");
   CHECK(nx_tensor_set_marks(s, a, 4) == NX_EINVAL && nx_tensor_set_marks(NULL, a, 0) == NX_EINVAL, "bad bits");
   CHECK(nx_shape_finish(s) == 0, "finish: %s", nx_error_message());
-  char sa[64], sb[64];
+  char sa[600], sb[600];
   snprintf(sa, sizeof sa, "%s", shape_str(s, a, NX_SHAPE_STYLE_SIZE));
   snprintf(sb, sizeof sb, "%s", shape_str(s, b, NX_SHAPE_STYLE_SIZE));
   CHECK(!strcmp(sb, ""), "b closed empty: '%s'", sb);
