@@ -410,7 +410,7 @@ typedef struct nx_shape_renaming nx_shape_renaming;
 NX_API int nx_shape_rename_new(nx_shape_session *s, const int *ids, int n, nx_shape_renaming **r);
 
 /* nx_shape_rename_var(r, id) is id's fresh variable, or id if it is not in
-   the set (0 for NULL r). */
+   the set; 0 with the message set for NULL r. */
 NX_API int nx_shape_rename_var(const nx_shape_renaming *r, int id);
 
 /* nx_shape_rename_dim(s, r, d) and nx_shape_rename_row(s, r, row) are d and

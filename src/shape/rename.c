@@ -25,7 +25,7 @@ static int cmp_pair(const void *a, const void *b) {
 }
 
 int nx_shape_rename_var(const nx_shape_renaming *r, int id) {
-  if (!r) return 0;
+  if (!r) return nx__fail(NX_EINVAL, "nx_shape_rename_var: the renaming is NULL"), 0;
   pair key = {id, 0};
   const pair *x = bsearch(&key, r->p, (size_t)r->n, sizeof *r->p, cmp_pair);
   return x ? x->to : id;
