@@ -83,13 +83,88 @@ NX_API int nx_shape_session_new(nx_shape_session **s);
 NX_API void nx_shape_session_free(nx_shape_session *s);
 
 /* The number of constraints the session has processed so far (each one
-   handled by the solver, including those it re-emits). */
+   handled by the solver, including those it re-emits). Never fails but on
+   a NULL session: 0, with the message set. */
 NX_API int64_t nx_shape_constraint_count(const nx_shape_session *s);
 
 /* The number of constraints held undecided after the last solve (deferred
    for a later stage or for more bindings). Closing fails if any are left
    after stage 7. Fails with NX_EINVAL on a NULL session. */
 NX_API int nx_shape_deferred_count(const nx_shape_session *s);
+
+/* ---- Snapshots and id ranges ------------------------------------------ */
+
+/* A snapshot of a session's whole solver state: its variables and their
+   solutions, bounds and flags, the pending, deferred and held constraints
+   and marks, the tensors and their rows, the id counters, the taint and the
+   last error. Taking one costs O(1) in the session's variables (it copies
+   the pending constraints and the held pools' 8 bytes per entry); while a
+   snapshot is live every change to older state is logged, and restoring
+   costs what changed since it was taken. */
+typedef struct nx_shape_snapshot nx_shape_snapshot;
+
+/* nx_shape_snapshot_take(s, &snap) takes a snapshot of s's state now.
+   Fails with NX_EINVAL on a NULL argument, NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_snapshot_take(nx_shape_session *s, nx_shape_snapshot **snap);
+
+/* nx_shape_snapshot_restore(s, snap) puts s back in the state snap was
+   taken in, bit for bit (nx_shape_dump prints the same text). Dims, rows
+   and tensors made since are gone (their pointers dangle), and ids given
+   since are given again. Snapshots nest: snap stays live (it may be
+   restored again), and those taken after it end (restoring one fails; free
+   them). Fails, changing nothing, with NX_EINVAL on a NULL argument or a
+   snapshot that is not live in s (another session's, or ended), and with
+   NX_ENOMEM when memory runs out (also when a change since snap could not
+   be logged for want of memory). */
+NX_API int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap);
+
+/* nx_shape_snapshot_free(snap) frees snap (live or ended, before or after
+   its session). When the last live snapshot of a session goes, logging
+   stops. NULL is a no-op. */
+NX_API void nx_shape_snapshot_free(nx_shape_snapshot *snap);
+
+/* The ids a session gives next: the next variable id (dim or row) and the
+   next tensor id. */
+typedef struct nx_shape_ids {
+  int var, tensor;
+} nx_shape_ids;
+
+/* A block of ids, lo inclusive and hi exclusive. */
+typedef struct nx_shape_id_range {
+  int var_lo, var_hi, tensor_lo, tensor_hi;
+} nx_shape_id_range;
+
+/* nx_shape_ids_next(s, &next) reads the ids s gives next (a watermark:
+   every id at or past it was made later). Fails with NX_EINVAL on a NULL
+   argument. */
+NX_API int nx_shape_ids_next(const nx_shape_session *s, nx_shape_ids *next);
+
+/* nx_shape_ids_reserve(s, nvars, ntensors, &r) takes a block of nvars
+   variable ids and ntensors tensor ids from s's counters now, for a trace:
+   while the block is entered (nx_shape_ids_enter) new variables and tensors
+   take its ids, so a trace run inside it moves no id made outside it. Fails
+   with NX_EINVAL on a NULL argument, a negative count or a block past the
+   int id space, NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_ids_reserve(nx_shape_session *s, int nvars, int ntensors, nx_shape_id_range *r);
+
+/* nx_shape_ids_enter(s, r) makes new variables and tensors take the ids of
+   r in order; when r's ids of a kind run out, they come from the session's
+   counter again. nx_shape_ids_leave(s, &rest) ends that and sets rest (may
+   be NULL) to the unused part of the block. A snapshot restores whether a
+   block is entered and how far. Fail with NX_EINVAL on a NULL session or
+   range, on entering while a block is entered or a range s did not reserve
+   (outside its counters), and on leaving when none is entered. */
+NX_API int nx_shape_ids_enter(nx_shape_session *s, const nx_shape_id_range *r);
+NX_API int nx_shape_ids_leave(nx_shape_session *s, nx_shape_id_range *rest);
+
+/* nx_shape_dump(s, buf, cap) writes the canonical text of s's whole solver
+   state (as a snapshot holds it: every variable's record, solution and
+   bounds, the constraints and marks, the tensors' rows and the counters,
+   printed structurally, never substituted), at most cap bytes with the NUL,
+   and returns its full length (call it with cap 0 to size the buffer). It
+   changes nothing in s. Fails with NX_EINVAL on a NULL session, or a NULL
+   buf with cap > 0. */
+NX_API int64_t nx_shape_dump(nx_shape_session *s, char *buf, size_t cap);
 
 /* ---- Dimensions and rows --------------------------------------------- */
 
@@ -101,35 +176,39 @@ NX_API int nx_shape_deferred_count(const nx_shape_session *s);
    (NULL for "default"). NULL if d < 0 or memory runs out. */
 NX_API const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis);
 
-/* nx_dim_top(s) is 1 of basis bcast_if_1, the broadcast top. */
+/* nx_dim_top(s) is 1 of basis bcast_if_1, the broadcast top. NULL (the
+   message set) only for a NULL session. */
 NX_API const nx_dim *nx_dim_top(nx_shape_session *s);
 
-/* nx_dim_var(s, name) is a fresh dimension variable; name may be NULL. */
+/* nx_dim_var(s, name) is a fresh dimension variable; name may be NULL.
+   NULL on a NULL session or when memory runs out. */
 NX_API const nx_dim *nx_dim_var(nx_shape_session *s, const char *name);
 
 /* nx_dim_affine(s, stride, over, offset) is the affine dim stride*over+offset
-   (its size is stride times over's). NULL if stride < 1, offset < 0 or over
-   is NULL. */
+   (its size is stride times over's). NULL if s or over is NULL, stride < 1,
+   offset < 0, or memory runs out. */
 NX_API const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset);
 
 /* nx_dim_conv(s, stride, over, offset, dilation, kernel, use_padding) is a
    convolution axis: its size is stride*over with padding, and
    stride*(over-1)+1+(kernel-1)*dilation without; kernel NULL is none (an
-   affine dim). NULL on a bad argument. */
+   affine dim). NULL if s or over is NULL, stride < 1, offset < 0, dilation
+   < 1 with a kernel, or memory runs out. */
 NX_API const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset,
                                  int64_t dilation, const nx_dim *kernel, bool use_padding);
 
 /* nx_dim_concat(s, parts, n) is the concatenation of n >= 1 dims; its size
-   is the sum of theirs. */
+   is the sum of theirs. NULL if s, parts or a part is NULL, n < 1, or
+   memory runs out. */
 NX_API const nx_dim *nx_dim_concat(nx_shape_session *s, const nx_dim *const *parts, int n);
 
-/* nx_row_var_new(s, name) is a fresh row variable's id (> 0), or a negative
-   status. */
+/* nx_row_var_new(s, name) is a fresh row variable's id (> 0). Fails with
+   NX_EINVAL on a NULL session, NX_ENOMEM when memory runs out. */
 NX_API int nx_row_var_new(nx_shape_session *s, const char *name);
 
 /* nx_row_make(s, beg, nbeg, dims, ndims, var) is the row beg..<var>..dims,
-   closed when var is 0. NULL if a count is negative, a dim is NULL or var is
-   not a row variable of s. */
+   closed when var is 0. NULL if s is NULL, a count is negative, a list or a
+   dim is NULL, var is not a row variable of s, or memory runs out. */
 NX_API const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
                                  int ndims, int var);
 
@@ -137,7 +216,9 @@ NX_API const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, 
 
 /* Each nx_shape_add_* adds one constraint to the session's pending list,
    with its origin (NULL for none); nx_shape_solve processes them. They fail
-   only on a NULL argument or when memory runs out. */
+   only with NX_EINVAL on a NULL argument (and a negative total or count,
+   for those that take one), or NX_ENOMEM when memory runs out; a shape
+   error is found by the solve that processes the constraint. */
 NX_API int nx_shape_add_dim_eq(nx_shape_session *s, const nx_dim *a, const nx_dim *b, const nx_shape_origin *o);
 NX_API int nx_shape_add_dim_ineq(nx_shape_session *s, const nx_dim *res, const nx_dim *opnd, const nx_shape_origin *o);
 NX_API int nx_shape_add_row_eq(nx_shape_session *s, const nx_row *a, const nx_row *b, const nx_shape_origin *o);
@@ -171,11 +252,13 @@ NX_API int nx_shape_solve(nx_shape_session *s, int stage);
    session) if d's size is past int64 (e.g. 2*k with k = INT64_MAX). */
 NX_API int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis);
 
-/* nx_shape_row_subst(s, r) is r under the current solution. */
+/* nx_shape_row_subst(s, r) is r under the current solution. NULL on a NULL
+   argument; out of memory leaves parts unsubstituted (never NULL). */
 NX_API const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r);
 
 /* Reading a row: its flank lengths, a dim of either flank, and its row
-   variable (0 when closed). */
+   variable (0 when closed). A NULL row reads as closed and empty (0 or
+   NULL) with the message set; an index out of range gives NULL. */
 NX_API int nx_row_beg_count(const nx_row *r);
 NX_API int nx_row_dims_count(const nx_row *r);
 NX_API const nx_dim *nx_row_beg_dim(const nx_row *r, int i);
@@ -184,8 +267,168 @@ NX_API int nx_row_var(const nx_row *r);
 
 /* nx_row_to_string(s, r, buf, cap) writes r under the solution as
    `3,..v..,7` (..v.. only for an open row; dims as in nx_tensor_to_string)
-   and returns the length, or -1 with the message set if cap is too small. */
+   and returns the length. Fails with NX_EINVAL on a NULL s or r, a NULL buf
+   with cap > 0, or a cap too small for the text and its NUL (buf then holds
+   a truncated prefix). */
 NX_API int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
+
+/* ---- Reading the solver's state ---------------------------------------- */
+
+/* The kinds of dims, as nx_dim_read reads them. */
+enum nx_dim_kind { NX_DIM_SOLVED = 0, NX_DIM_VAR, NX_DIM_AFFINE, NX_DIM_CONCAT };
+
+/* A dim's structure, as made (not under the solution). */
+typedef struct nx_dim_parts {
+  enum nx_dim_kind kind;
+  int64_t size;      /* solved */
+  const char *basis; /* solved: a string the session owns */
+  int var;           /* var: its id */
+  int64_t stride, offset, dilation; /* affine (dilation 1 without a kernel) */
+  const nx_dim *over, *kernel;      /* affine: kernel NULL unless a convolution */
+  bool use_padding;                 /* affine */
+  const nx_dim *const *parts;       /* concat */
+  int nparts;                       /* concat */
+} nx_dim_parts;
+
+/* nx_dim_read(d, &parts) reads d's structure. Fails with NX_EINVAL on a
+   NULL argument. */
+NX_API int nx_dim_read(const nx_dim *d, nx_dim_parts *parts);
+
+/* nx_dim_var_id(d) is the id of dimension variable d (as made, not under
+   the solution), or 0 if d is not a variable; 0 with the message set for
+   NULL. A row variable's id is nx_row_var's. */
+NX_API int nx_dim_var_id(const nx_dim *d);
+
+/* nx_shape_dim_subst(s, d) is d under the current solution. NULL on a NULL
+   argument; out of memory leaves parts unsubstituted (never NULL). */
+NX_API const nx_dim *nx_shape_dim_subst(nx_shape_session *s, const nx_dim *d);
+
+/* The constraints a session still holds: pending (added, not solved yet),
+   deferred (undecided at the last solve: nx_shape_deferred_count of them)
+   and marks (terminal and interior marks kept for the stage that closes
+   them). Everything else the solver was given is solved: folded into the
+   solution and the variables' bounds. */
+enum nx_shape_constraint_state { NX_SHAPE_PENDING = 0, NX_SHAPE_DEFERRED, NX_SHAPE_MARK };
+
+enum nx_shape_constraint_kind {
+  NX_SHAPE_DIM_EQ = 0,   /* a = b */
+  NX_SHAPE_DIM_INEQ,     /* a <= b (a refines b) */
+  NX_SHAPE_ROW_EQ,       /* ra = rb */
+  NX_SHAPE_ROW_INEQ,     /* ra <= rb */
+  NX_SHAPE_AT_LEAST,     /* a's size >= n */
+  NX_SHAPE_TOTAL,        /* rows hold n elements */
+  NX_SHAPE_EXACT,        /* rows are exactly dims */
+  NX_SHAPE_TERMINAL_DIM, /* a leaf's dim a */
+  NX_SHAPE_TERMINAL_ROW, /* a leaf's row ra */
+  NX_SHAPE_SHAPE_ROW     /* an interior row ra */
+};
+
+/* One constraint, its dims and rows as given (read them under the solution
+   with nx_shape_dim_subst and nx_shape_row_subst). Fields a kind does not
+   use are NULL or 0. */
+typedef struct nx_shape_constraint {
+  enum nx_shape_constraint_kind kind;
+  enum nx_shape_constraint_state state; /* nx_shape_add_constraint ignores it */
+  bool is_param;                        /* terminal marks: of a parameter */
+  const nx_dim *a, *b;                  /* dim constraints; at least and terminal dim: a */
+  const nx_row *ra, *rb;                /* row constraints; row marks: ra */
+  const nx_row *const *rows;            /* total, exact */
+  int nrows;
+  const nx_dim *const *dims; /* exact */
+  int ndims;
+  int64_t n;                 /* at least, total */
+  const nx_tensor *tensor;   /* row marks of a tensor's row, else NULL */
+  enum nx_axis_kind tensor_kind;
+  const char *operation; /* the operation of its latest origin, NULL if none */
+} nx_shape_constraint;
+
+/* Where an iteration over the held constraints is; zero it to start. */
+typedef struct nx_shape_cursor {
+  int part, pos;
+} nx_shape_cursor;
+
+/* nx_shape_next_constraint(s, &cur, &c) reads the next constraint s holds:
+   the pending ones, then the deferred, then the marks, each in their order
+   of arrival. Returns 0, or NX_NONE past the last. The pointers in c stay
+   valid while s lives (not past a restore to an earlier snapshot). Fails
+   with NX_EINVAL on a NULL argument. */
+NX_API int nx_shape_next_constraint(nx_shape_session *s, nx_shape_cursor *cur, nx_shape_constraint *c);
+
+/* nx_shape_add_constraint(s, c, o) adds a copy of c (a constraint read by
+   nx_shape_next_constraint, or filled in) to the pending list, with origin
+   o (NULL: none). Fails with NX_EINVAL on a NULL s or c, an unknown kind, or
+   a dim, row or list the kind needs that is NULL (or a negative count or
+   total); NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_add_constraint(nx_shape_session *s, const nx_shape_constraint *c, const nx_shape_origin *o);
+
+/* What the solver knows of a variable. */
+typedef struct nx_shape_var_info {
+  int id;
+  bool is_row;
+  const char *name;  /* NULL if none */
+  bool solved;
+  const nx_dim *dim; /* dims: the solution (substituted), NULL while unsolved */
+  const nx_row *row; /* rows: the solution (substituted), NULL while unsolved */
+  const nx_dim *lower; /* dims: the join of its ground lower bounds (lower <= v), NULL if none */
+  int64_t at_least;    /* dims: the size it must reach, 0 if none */
+  int nupper, nlower;  /* the variables recorded above it (v <= w) and below it (u <= v) */
+  int nlower_rows;     /* rows: its live lower bounds (row <= <v>) */
+  bool is_param;       /* a parameter's: its size must be inferred */
+  bool in_pointwise;   /* used by a pointwise operation */
+  bool in_spec;        /* used by an einsum spec or a compose */
+  bool is_template;    /* made by broadcasting (a result's extra axes): safe to guess */
+  bool is_hidden;      /* a parameter's unknown row, which gets one hidden axis */
+} nx_shape_var_info;
+
+/* nx_shape_var_read(s, id, &info) reads variable id of s. Fails with
+   NX_EINVAL on a NULL argument or an id that is not a variable of s. */
+NX_API int nx_shape_var_read(nx_shape_session *s, int id, nx_shape_var_info *info);
+
+/* nx_shape_var_neighbours(s, id, upper, ids, cap) writes the ids of the
+   variables recorded above id (upper: id <= w) or below it (u <= id), up to
+   cap of them, in the order recorded, and returns how many there are (read
+   each under the solution: a neighbour may have been bound since).
+   nx_shape_var_lower_rows(s, id, rows, cap) does the same for the live lower
+   bounds of row variable id (0 for a dim variable). Fail with NX_EINVAL on
+   a NULL s, a NULL list with cap > 0, a negative cap or an id that is not a
+   variable of s. */
+NX_API int nx_shape_var_neighbours(nx_shape_session *s, int id, bool upper, int *ids, int cap);
+NX_API int nx_shape_var_lower_rows(nx_shape_session *s, int id, const nx_row **rows, int cap);
+
+/* A renaming: a set of variables, each with a fresh one of its own. */
+typedef struct nx_shape_renaming nx_shape_renaming;
+
+/* nx_shape_rename_new(s, ids, n, &r) makes a fresh variable for each of the
+   n ids (the same kind and name, a new id), consistently: each fresh one
+   gets its original's flags, and its original's bounds, renamed, as
+   pending constraints (a solution as an equation, the ground lower bound,
+   at-least, the recorded neighbours, the lower bound rows of a row
+   variable: a neighbour or a variable inside a bound that is in the set is
+   its fresh one). Solve at stage 1 to apply them. Fails with NX_EINVAL on a
+   NULL argument, a negative n, or an id that is not a variable of s;
+   NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_rename_new(nx_shape_session *s, const int *ids, int n, nx_shape_renaming **r);
+
+/* nx_shape_rename_var(r, id) is id's fresh variable, or id if it is not in
+   the set; 0 with the message set for NULL r. */
+NX_API int nx_shape_rename_var(const nx_shape_renaming *r, int id);
+
+/* nx_shape_rename_dim(s, r, d) and nx_shape_rename_row(s, r, row) are d and
+   row under the current solution with every variable of the set replaced by
+   its fresh one, inside affine, convolution and concatenated dims too.
+   NULL on a NULL argument or when memory runs out. */
+NX_API const nx_dim *nx_shape_rename_dim(nx_shape_session *s, const nx_shape_renaming *r, const nx_dim *d);
+NX_API const nx_row *nx_shape_rename_row(nx_shape_session *s, const nx_shape_renaming *r, const nx_row *row);
+
+/* nx_shape_add_renamed(s, r, c, o) adds c with its dims and rows renamed by
+   r (as nx_shape_rename_dim does). Fails as nx_shape_add_constraint does,
+   and with NX_EINVAL on a NULL r. */
+NX_API int nx_shape_add_renamed(nx_shape_session *s, const nx_shape_renaming *r, const nx_shape_constraint *c,
+                                const nx_shape_origin *o);
+
+/* nx_shape_rename_free(r) frees r (the fresh variables stay). NULL is a
+   no-op. */
+NX_API void nx_shape_rename_free(nx_shape_renaming *r);
 
 /* ---- Symbolic tensors -------------------------------------------------- */
 
@@ -193,22 +436,29 @@ NX_API int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, siz
    each a size (`784`) or a labelled size (`rgb=3`). NULL for a row to infer
    (an open row), "" for a closed empty row. */
 
+/* Every function that makes a tensor fails with NX_EINVAL on a NULL session,
+   operand or result pointer, or when the session is tainted (naming its
+   first error), and with NX_ENOMEM when memory runs out; the shape error
+   its constraints meet at stage 1 fails it too, tainting the session.
+   *t is set only on success. */
+
 /* nx_tensor_term(s, label, batch, input, output, &t) makes a leaf tensor (a
    constant or data) with the given rows.
-   Fails if an axis list is malformed (its position is named). */
+   Fails also if an axis list is malformed (its position is named). */
 NX_API int nx_tensor_term(nx_shape_session *s, const char *label, const char *batch, const char *input,
                           const char *output, nx_tensor **t);
 
 /* nx_tensor_param(s, label, input, output, &t) makes a parameter: its batch
    row is closed and empty; rows given as NULL are inferred from its uses,
    and closing fails with "You forgot to specify the hidden dimension(s) ..."
-   if they cannot be. */
+   if they cannot be. Fails also if an axis list is malformed. */
 NX_API int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, const char *output,
                            nx_tensor **t);
 
 /* nx_tensor_fill(s, label, total, batch, input, output, &t) makes a leaf that
    holds `total` elements (a reshape or a constant fill): the product of its
-   dims is total, so one unknown dim or row is deduced. */
+   dims is total, so one unknown dim or row is deduced. Fails also if total
+   is negative or an axis list is malformed. */
 NX_API int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch,
                           const char *input, const char *output, nx_tensor **t);
 
@@ -250,34 +500,60 @@ NX_API int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *co
 /* nx_tensor_spec_dim(t, label) is the dim variable that label stood for in
    the spec that made t (a capture), or NULL; nx_tensor_spec_row(t, name) is
    the row of the row variable ..name.. (or of `...` in a kind: "batch",
-   "input", "output"), or NULL. */
+   "input", "output"), or NULL (without a message: the spec had no such
+   name, or t is not an einsum). NULL with the message set when t or the
+   name is NULL. */
 NX_API const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label);
 NX_API const nx_row *nx_tensor_spec_row(const nx_tensor *t, const char *name);
 
 /* nx_tensor_set_dim(s, d, size) solves dim variable d to size (default
    basis); nx_tensor_set_row_total(s, r, total) constrains row r to hold
-   `total` elements. Fail on a shape error. */
+   `total` elements. Both solve at stage 1. Fail with NX_EINVAL on a NULL
+   argument, a negative size or total, a tainted session, or a shape error
+   (tainting); NX_ENOMEM when memory runs out. */
 NX_API int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size);
 NX_API int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t total);
 
-/* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by kind. */
+/* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by
+   kind, and solves at stage 1. Fails as nx_tensor_set_dim does. */
 NX_API int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b);
 
 /* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
-   solution with nx_shape_row_subst); nx_tensor_label(t) its label. */
+   solution with nx_shape_row_subst); nx_tensor_label(t) its label. NULL for
+   a NULL tensor (the message set) or a kind out of range. */
 NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind);
 NX_API const char *nx_tensor_label(const nx_tensor *t);
 
+/* Which of closing's marks act on a tensor: its terminal marks (a leaf's
+   rows close downward to their lower bounds at stages 3 to 5) and its
+   interior marks (every tensor's rows close at stages 6 and 7). Both by
+   default. */
+enum { NX_TENSOR_TERMINAL = 1, NX_TENSOR_CLOSING = 2 };
+
+/* nx_tensor_set_marks(s, t, marks) makes only the marks in `marks` (a
+   combination of the two above) act on t from now on, so that
+   nx_shape_finish leaves a tensor without them open, as far as nothing else
+   decides its dims (a snapshot restores the setting). nx_tensor_marks(t) is
+   the current setting (0 with the message set for NULL). Fails with
+   NX_EINVAL on a NULL argument or unknown bits. */
+NX_API int nx_tensor_set_marks(nx_shape_session *s, nx_tensor *t, unsigned marks);
+NX_API unsigned nx_tensor_marks(const nx_tensor *t);
+
 /* nx_shape_finish(s) closes inference: stages 2 to 7 over every constraint
    and mark, after which every shape of s is solved (closed rows, solved
-   dims). Fails with the first shape error. */
+   dims), but what only the marks turned off by nx_tensor_set_marks would
+   have decided. Fails with NX_EINVAL on a NULL session, a tainted one, the first
+   shape error (tainting), or constraints left unsolved after stage 7;
+   NX_ENOMEM when memory runs out. */
 NX_API int nx_shape_finish(nx_shape_session *s);
 
 /* nx_tensor_to_string(s, t, style, buf, cap) writes t's shape under the
    current solution as OCANNL's to_string_hum does: rows joined by `|` and
    `->`, an empty batch or input row left out; a solved dim as its size, or
    `label=size` for a user basis; a variable as `$id` or `$id:name`; and
-   returns the length, or -1 with the message set if cap is too small. */
+   returns the length. Fails with NX_EINVAL on a NULL s or t, a NULL buf
+   with cap > 0, an unknown style, or a cap too small for the text and its
+   NUL. */
 NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style style, char *buf,
                                size_t cap);
 

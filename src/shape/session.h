@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal: the variables and the session that owns every table of the
+   solver's state. */
+#ifndef NX_SHAPE_SESSION_H
+#define NX_SHAPE_SESSION_H
+
+#include "constraints.h"
+
+/* A variable's solution, NULL while unsolved. Solutions are kept in their
+   own dense table (s->val): substitution reads them far more often than
+   anything else about a variable. */
+typedef union {
+  const nx_dim *d; /* dim */
+  const nx_row *r; /* row */
+} nx__val;
+
+/* One variable: a dim variable or a row variable (is_row); the fields of
+   the other kind share its storage. */
+typedef struct nx__var {
+  const char *name;
+  nx__ilist res, opnd; /* variables below / above */
+  union {
+    struct {                    /* dim */
+      const nx_dim *glb;        /* join of ground lower bounds */
+      const nx__origin *glb_o;
+      int64_t at_least;
+    };
+    struct {                    /* row */
+      int lower, lower_tail;    /* s->lbs stored on this var (next_lower) */
+      int watch, watch_tail;    /* s->lbs whose row mentions this var (next_watch) */
+      nx__edge *edges, *edges_tail;
+      int stamp;          /* rank.c: the search that last reached this class */
+      int64_t pot, drop;  /* rank.c: a feasible rank of the class; by how much a search lowers it */
+    };
+  };
+  /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
+  int up, off;
+  int wake; /* head of its list of held constraints that read it, 0: none */
+  bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
+} nx__var;
+
+/* ---- The undo log (snapshot.c) ----
+   While a snapshot is live, every change to state that existed when the
+   latest live snapshot was taken is recorded first: a variable (its whole
+   record, once per epoch), a solution or self entry, a link, a lower bound,
+   or a field of an arena object (a rank edge's next, a tensor's marks). Restoring undoes the
+   log back to the snapshot's position, in reverse; what was made since (ids
+   past the watermarks, arena past its mark) is dropped wholesale. */
+enum { NX__U_VAR, NX__U_VAL, NX__U_SELF, NX__U_LINK, NX__U_LBOUND, NX__U_BYTES };
+typedef struct nx__undo {
+  unsigned char kind;
+  int index;
+  union {
+    nx__var var;
+    nx__val val;
+    nx__link link;
+    nx__lbound lb;
+    struct { unsigned char *at, old[8], n; } b; /* bytes in the arena */
+  };
+} nx__undo;
+
+/* The range new ids come from while one is entered (nx_shape_ids_enter). */
+typedef struct nx__id_cursor {
+  bool on;
+  int var_next, var_end, tensor_next, tensor_end;
+} nx__id_cursor;
+
+struct nx_shape_session {
+  nx__chunk *chunks;
+  nx__var **vpages; /* the variables, NX__VPAGE at a time (index 0 unused): a
+                       page never moves, so a growing table is never copied */
+  int nvpages, capvpages;
+  nx__val *val;  /* solutions, by variable */
+  nx__val *self; /* the dim or row that is just the variable, made on first use */
+  nx__chunk *self_chunks; /* where those are made: together, in variable order */
+  int nvars, capvars;
+  nx__cvec pending, queue;
+  nx__hold marks, deferred;
+  nx__pvec tensors;
+  struct { int code, next; } *wk; /* wake lists: code = id << 1 | tag */
+  int nwk, capwk;
+  nx__link *lk; /* the links of every nx__ilist */
+  int nlk, caplk;
+  nx__lbound *lbs; /* lower bounds of row variables, index 0 unused */
+  int nlbs, caplbs;
+  int qhead;
+  int64_t nprocessed, nbinds, nchanges;
+  int stamp;
+  bool tainted;
+  int stage;      /* the stage being solved */
+  bool wake_lost; /* a wake could not be recorded (out of memory) */
+  bool subst_failed; /* a substitution met a shape error (dim.c): a size past int64, a basis conflict */
+  char subst_what[400]; /* its reason, in full */
+  char taint[512];
+  char err[900];
+  const nx_dim *top, *one_default, *zero;
+  const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
+  int next_tensor_id;
+  nx__id_cursor ids;
+  /* snapshots (snapshot.c): the live ones in the order taken, the log, and
+     the watermarks of the latest (changes past them are not logged) */
+  struct nx_shape_snapshot **snaps;
+  int nsnaps, capsnaps;
+  nx__undo *undo;
+  int nundo, capundo;
+  bool logging;    /* a snapshot is live */
+  bool undo_lost;  /* a change could not be logged (out of memory) */
+  int epoch;       /* a variable is logged once per epoch (vsaved) */
+  int *vsaved;     /* by variable: the epoch it was last logged in */
+  /* older state is logged: variables below w_nvars, links and lower bounds
+     up to w_nlk and w_nlbs; 0 and -1 while no snapshot is live, so that a
+     barrier costs one comparison then */
+  int w_nvars, w_nlk, w_nlbs;
+};
+
+/* Variable v of session s (v < s->nvars). */
+#define NX__VPAGE_BITS 12
+#define NX__VPAGE (1 << NX__VPAGE_BITS)
+#define NX__VAR_AT(s, v) (&(s)->vpages[(v) >> NX__VPAGE_BITS][(v) & (NX__VPAGE - 1)])
+
+/* The loggers behind the barriers below (snapshot.c); out of memory sets
+   s->undo_lost, which makes restoring fail. */
+void nx__shape_log_var(nx_shape_session *s, int v);
+void nx__shape_log(nx_shape_session *s, int kind, int index, const void *old);
+void nx__shape_log_bytes(nx_shape_session *s, void *at, size_t n); /* n <= 8 */
+
+/* Ends the session's live snapshots and frees the log (session free). */
+void nx__shape_snapshots_end(nx_shape_session *s);
+
+/* Variable v, to read or change: while a snapshot is live, a variable older
+   than the latest one is logged before its first change in an epoch. Reads
+   that need no log use NX__VARR. */
+static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
+  if (v < s->w_nvars && s->vsaved[v] != s->epoch) nx__shape_log_var(s, v);
+  return NX__VAR_AT(s, v);
+}
+#define NX__VAR(s, v) nx__shape_var((s), (v))
+#define NX__VARR(s, v) ((const nx__var *)NX__VAR_AT(s, v))
+
+/* Setting a solution, a self entry, a link's next, and changing a lower
+   bound, through the log. */
+static inline void nx__shape_set_val(nx_shape_session *s, int v, nx__val x) {
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
+  s->val[v] = x;
+}
+static inline void nx__shape_set_self(nx_shape_session *s, int v, nx__val x) {
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
+  s->self[v] = x;
+}
+static inline void nx__shape_set_link_next(nx_shape_session *s, int i, int next) {
+  if (i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
+  s->lk[i].next = next;
+}
+static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
+  if (i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
+  return &s->lbs[i];
+}
+/* A field of an arena object (at most 8 bytes), about to change. */
+#define NX__LOG_FIELD(s, field) \
+  do { \
+    if ((s)->logging) nx__shape_log_bytes((s), &(field), sizeof(field)); \
+  } while (0)
+
+/* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */
+int nx__shape_lbound_new(nx_shape_session *s);
+
+#endif
