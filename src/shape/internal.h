@@ -218,6 +218,7 @@ struct nx_shape_session {
   const nx_dim *top, *one_default, *zero;
   const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
+  nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending (scheme_trace.c) */
 };
 
 /* Variable v of session s (v < s->nvars). */

@@ -11,7 +11,8 @@ int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
 
 static const char *kind_names[3] = {"batch", "input", "output"};
 
-static nx_tensor *node(nx_shape_session *s, const char *label) {
+/* A node with fresh open rows and no constraint (tensor_internal.h). */
+nx_tensor *nx__tensor_node(nx_shape_session *s, const char *label) {
   nx_tensor *t = nx__shape_alloc(s, sizeof *t);
   if (!t) return NULL;
   t->id = ++s->next_tensor_id;
@@ -29,7 +30,7 @@ static nx_tensor *node(nx_shape_session *s, const char *label) {
 static nx_tensor *op_node(nx_shape_session *s, const char *op) {
   char buf[96];
   snprintf(buf, sizeof buf, "%.60s#%d", op, s->next_tensor_id + 1);
-  return node(s, buf);
+  return nx__tensor_node(s, buf);
 }
 
 static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_tensor *l, int lk, const nx_tensor *r,
@@ -81,7 +82,7 @@ static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tenso
 
 static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_param, const char *const axes[3],
                 nx_tensor **out, nx_tensor **made) {
-  nx_tensor *t = node(s, label);
+  nx_tensor *t = nx__tensor_node(s, label);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   t->is_param = is_param;
   for (int k = 0; k < 3; k++) {
