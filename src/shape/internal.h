@@ -102,6 +102,9 @@ typedef struct nx__cons {
   const nx__origin *o;
 } nx__cons;
 
+/* Not a constraint: the end of one solve's batch in a trace's record. */
+#define NX__C_BATCH_END 0xFF
+
 /* A growable array of constraints held by value. */
 typedef struct { nx__cons *p; int n, cap; } nx__cvec;
 int nx__cvec_push(nx__cvec *v, const nx__cons *c);
@@ -218,7 +221,8 @@ struct nx_shape_session {
   const nx_dim *top, *one_default, *zero;
   const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
-  nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending (scheme_trace.c) */
+  nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending, each solve's
+                    batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
 };
 
 /* Variable v of session s (v < s->nvars). */

@@ -153,11 +153,18 @@ static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, 
   for (int i = 0; i < sc->arity; i++)
     for (int k = 0; k < 3; k++) {
       bind.lhs = args[i]->label, bind.rhs = "tracing shape", bind.lk = bind.rk = (signed char)k;
-      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = args[i]->rows[k], .r2 = x->rows[sc->args[i][k]], .o = make_origin(x, &bind)};
+      /* the tracing row first: its variable is the one bound, as if the body had the argument itself */
+      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = x->rows[sc->args[i][k]], .r2 = args[i]->rows[k], .o = make_origin(x, &bind)};
       if (!c.o || push(x, c)) return NX_ENOMEM;
     }
-  for (int i = 0; i < sc->ncons; i++)
-    if (replay(x, &sc->cons[i])) return NX_ENOMEM;
+  /* solved batch by batch, as the body's operations solved them */
+  int rc0 = nx__run(s, 1);
+  if (rc0) return rc0;
+  for (int i = 0; i < sc->ncons; i++) {
+    int rc = sc->cons[i].kind == NX__C_BATCH_END ? nx__run(s, 1) : replay(x, &sc->cons[i]);
+    if (!rc && sc->cons[i].kind == NX__C_BATCH_END) rc = nx__subst_error(s, NULL);
+    if (rc) return rc;
+  }
   for (int j = 0; j < sc->nres; j++) {
     const nx__sresult *r = &sc->results[j];
     nx_tensor *own = r->made >= 0 ? made[r->made] : r->arg >= 0 ? args[r->arg] : r->outside;
@@ -222,8 +229,9 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
   nx__free(x.rows);
   nx__free(x.origins);
   nx__free(made);
-  if (rc) return nx__fail(NX_ENOMEM, "%sout of memory", prefix);
-  if ((rc = nx__run(s, 1)) || (rc = nx__subst_error(s, NULL))) {
+  if (!rc) rc = nx__run(s, 1);
+  if (!rc) rc = nx__subst_error(s, NULL);
+  if (rc) {
     if (rc == NX_ENOMEM) return nx__fail(NX_ENOMEM, "%sout of memory", prefix);
     s->tainted = true; /* as a failed construction taints it */
     snprintf(s->taint, sizeof s->taint, "%.200s%.300s", prefix, s->err);

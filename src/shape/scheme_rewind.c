@@ -154,8 +154,9 @@ static nx__chunk *rewind_arena(nx__chunk *cur, nx__chunk *head, nx__chunk *after
   return head;
 }
 
-static void put_hold(nx__hold *h, const nx__hold *was, struct nx__rewind *w, int k) {
-  nx__hold cur = *h;
+/* h was cur (the buffers now) and becomes was (the contents then). */
+static void put_hold(nx__hold *h, const nx__hold *cur0, const nx__hold *was, struct nx__rewind *w, int k) {
+  nx__hold cur = *cur0;
   *h = *was;
   h->p = cur.p, h->cap = cur.cap, h->cs = cur.cs, h->capcs = cur.capcs;
   for (int i = 0; i < 2; i++) h->live[i].p = cur.live[i].p, h->live[i].cap = cur.live[i].cap;
@@ -193,8 +194,8 @@ void nx__rewind_restore(nx_shape_session *s, nx__rewind *w) {
   if (was->lbs) memcpy(s->lbs, w->lbs, (size_t)(was->nlbs + 1) * sizeof *s->lbs);
   if (was->wk) memcpy(s->wk, w->wk, (size_t)(was->nwk + 1) * sizeof *s->wk);
   if (was->tensors.n) memcpy(s->tensors.p, w->tensors, (size_t)was->tensors.n * sizeof(void *));
-  put_hold(&s->marks, &was->marks, w, 0);
-  put_hold(&s->deferred, &was->deferred, w, 1);
+  put_hold(&s->marks, &cur.marks, &was->marks, w, 0);
+  put_hold(&s->deferred, &cur.deferred, &was->deferred, w, 1);
   for (int i = 0; i < w->nedges; i++) w->edges[i]->next = w->enext[i];
   s->chunks = rewind_arena(cur.chunks, w->head[0], w->after[0], w->used[0]);
   s->self_chunks = rewind_arena(cur.self_chunks, w->head[1], w->after[1], w->used[1]);

@@ -175,7 +175,8 @@ static bool is_dim_kind(int k) { return k == NX__C_DIM_EQ || k == NX__C_DIM_INEQ
 static void copy_cons(copier *c, const nx__cons *k) {
   nx__scons x = {.kind = k->kind, .is_param = k->is_param, .nrows = k->nrows, .a = -1, .b = -1, .rows = -1};
   x.origin = copy_origin(c, k->o);
-  if (k->kind == NX__C_TOTAL || k->kind == NX__C_EXACT) {
+  if (k->kind == NX__C_BATCH_END) {
+  } else if (k->kind == NX__C_TOTAL || k->kind == NX__C_EXACT) {
     int tmp[64], nr = k->nrows < 64 ? k->nrows : 64;
     for (int i = 0; i < nr; i++) tmp[i] = copy_row(c, k->rows[i]);
     x.nrows = nr;

@@ -396,8 +396,11 @@ static int drain(nx_shape_session *s, int stage) {
    variables changed, which are all that could decide differently. */
 int nx__run(nx_shape_session *s, int stage) {
   s->stage = stage;
-  for (int i = 0; s->rec && i < s->pending.n; i++) /* a trace records what it solves */
-    if (nx__cvec_push(s->rec, &s->pending.p[i])) return NX_ENOMEM;
+  if (s->rec) { /* a trace records what it solves, batch by batch */
+    for (int i = 0; i < s->pending.n; i++)
+      if (nx__cvec_push(s->rec, &s->pending.p[i])) return NX_ENOMEM;
+    if (s->pending.n && nx__cvec_push(s->rec, &(nx__cons){.kind = NX__C_BATCH_END})) return NX_ENOMEM;
+  }
   if (s->queue.n == s->qhead) { /* the queue is empty: take the pending list whole */
     nx__cvec t = s->queue;
     s->queue = s->pending;
