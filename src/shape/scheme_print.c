@@ -54,14 +54,17 @@ typedef struct {
   int W;
   int *name;       /* by variable: 0 unnamed, k > 0 generalized k-1, k < 0 fixed -k-1 */
   int ngen, nfix;
-  unsigned char *role; /* by variable: 1 boundary, 2 intermediate seen */
+  unsigned char *role; /* by variable: 1 boundary, 2 intermediate seen, 3 a fixed one's value */
   edge *e;
   int ne, cap;
   bool nomem;
 } printer;
 
+/* A variable the trace made that a fixed one was bound to stands for it. */
+static bool fixed(const printer *p, int v) { return v < p->W || p->role[v] == 3; }
+
 static void var_name(printer *p, int v, sbuf *b) {
-  if (!p->name[v]) p->name[v] = v >= p->W ? ++p->ngen : -(++p->nfix);
+  if (!p->name[v]) p->name[v] = !fixed(p, v) ? ++p->ngen : -(++p->nfix);
   int k = p->name[v] > 0 ? p->name[v] - 1 : -p->name[v] - 1;
   const char *pre = p->name[v] > 0 ? "'" : "'_";
   if (k < 26) put(b, "%s%c", pre, 'a' + k);
@@ -197,7 +200,7 @@ static void eliminate(printer *p) {
   for (bool again = true; again && !p->nomem;) {
     again = false;
     for (int x = p->W; x < p->s->nvars && !p->nomem; x++) {
-      if (p->role[x] == 1) continue;
+      if (p->role[x] == 1 || p->role[x] == 3) continue;
       int nl = 0, nu = 0, any = 0;
       for (int i = 0; i < p->ne; i++) {
         const edge *y = &p->e[i];
@@ -255,7 +258,11 @@ char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tenso
       for (int k = 0; k < 3; k++) mark_row(&p, args[i]->rows[k]);
     for (int j = 0; j < nres; j++)
       for (int k = 0; k < 3; k++) mark_row(&p, results[j]->rows[k]);
-    for (int v = 1; v < W; v++) p.role[v] = 1; /* fixed ones are never eliminated */
+    for (int v = 1; v < W; v++) {
+      p.role[v] = 1; /* fixed ones are never eliminated */
+      int w = rep(&p, v, NX__VAR(s, v)->is_row);
+      if (w >= W) p.role[w] = 3;
+    }
     collect(&p);
     reach(&p);
     eliminate(&p);

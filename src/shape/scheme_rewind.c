@@ -186,8 +186,8 @@ void nx__rewind_restore(nx_shape_session *s, nx__rewind *w) {
   s->lbs = cur.lbs, s->caplbs = cur.caplbs;
   s->rec = cur.rec;
   for (int v = 1; v < was->nvars; v++) *NX__VAR(s, v) = w->vars[v];
-  memcpy(s->val, w->val, (size_t)was->nvars * sizeof *s->val);
-  memcpy(s->self, w->self, (size_t)was->nvars * sizeof *s->self);
+  if (was->val) memcpy(s->val, w->val, (size_t)was->nvars * sizeof *s->val);
+  if (was->self) memcpy(s->self, w->self, (size_t)was->nvars * sizeof *s->self);
   if (was->pending.n) memcpy(s->pending.p, w->pending, (size_t)was->pending.n * sizeof(nx__cons));
   if (was->queue.n) memcpy(s->queue.p, w->queue, (size_t)was->queue.n * sizeof(nx__cons));
   if (was->lk) memcpy(s->lk, w->lk, (size_t)(was->nlk + 1) * sizeof *s->lk);
