@@ -76,6 +76,43 @@ static int attention(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n,
   return rc ? rc : nx_tensor_einsum(s, "...|q,k; ...|k,e => ...|q,e", sv, 2, &r[0]);
 }
 
+/* sum over the last output axis of a + b: the summed axis has no lower
+   bound and two upper bounds, so it stays ('j) */
+static int sum_ab(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_binary(s, "+", a[0], a[1], &h);
+  return rc ? rc : nx_tensor_einsum(s, "...|...->...a => ...|...->...", &h, 1, &r[0]);
+}
+
+/* five relus: the chain's four intermediates are eliminated */
+static int chain(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h = a[0];
+  (void)ctx, (void)n;
+  *nr = 1;
+  for (int i = 0; i < 5; i++) {
+    int rc = nx_tensor_unary(s, "relu", h, &h);
+    if (rc) return rc;
+  }
+  r[0] = h;
+  return 0;
+}
+
+/* an intermediate dim below two of the result's axes: with no lower bound
+   it stays, as the one per-application variable both are above; with one
+   (ctx non-NULL: 3 below it) it is eliminated */
+static int below_two(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  int rc = nx_tensor_einsum(s, "...|...->p,q => ...|...->p,q", a, 1, &r[0]);
+  const nx_dim *x = nx_dim_var(s, "x");
+  if (!rc) rc = nx_shape_add_dim_ineq(s, x, nx_tensor_spec_dim(r[0], "p"), &O);
+  if (!rc) rc = nx_shape_add_dim_ineq(s, x, nx_tensor_spec_dim(r[0], "q"), &O);
+  if (!rc && ctx) rc = nx_shape_add_dim_ineq(s, dd(s, 3), x, &O);
+  return rc ? rc : nx_shape_solve(s, 1);
+}
+
 static nx_scheme *trace(const char *label, int n, nx_scheme_fn f, void *ctx) {
   nx_scheme *sc = NULL;
   int rc = nx_scheme_trace(S, label, n, f, ctx, &sc);
@@ -114,6 +151,38 @@ static void test_printed(void) {
                           "  ..'e.. \xe2\x8a\x91 ..'b..\n"
                           "  ..'f.. \xe2\x8a\x91 ..'c.."),
         "residual: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("sum", 2, sum_ab, NULL);
+  CHECK(!strcmp(text(sc), "sum : ..'a..|..'b..->..'c.., ..'d..|..'e..->..'f.. => ..'g..|..'h..->..'i..\n"
+                          "  ..'g.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'g.. \xe2\x8a\x91 ..'d..\n"
+                          "  ..'h.. \xe2\x8a\x91 ..'b..\n"
+                          "  ..'h.. \xe2\x8a\x91 ..'e..\n"
+                          "  ..'i..,'j \xe2\x8a\x91 ..'c..\n"
+                          "  ..'i..,'j \xe2\x8a\x91 ..'f.."),
+        "sum: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("chain", 1, chain, NULL);
+  CHECK(!strcmp(text(sc), "chain : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..\n"
+                          "  ..'d.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'e.. \xe2\x8a\x91 ..'b..\n"
+                          "  ..'f.. \xe2\x8a\x91 ..'c.."),
+        "chain: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("hidden", 1, below_two, NULL);
+  CHECK(!strcmp(text(sc), "hidden : ..'a..|..'b..->'c,'d => ..'a..|..'b..->'c,'d\n"
+                          "  'e \xe2\x8a\x91 'c\n"
+                          "  'e \xe2\x8a\x91 'd"),
+        "hidden: %s", text(sc));
+  nx_scheme_free(sc);
+  sc = trace("bounded", 1, below_two, (void *)1);
+  CHECK(!strcmp(text(sc), "bounded : ..'a..|..'b..->'c,'d => ..'a..|..'b..->'c,'d\n"
+                          "  3 \xe2\x8a\x91 'c\n"
+                          "  3 \xe2\x8a\x91 'd"),
+        "bounded: %s", text(sc));
   nx_scheme_free(sc);
 
   sc = trace("attention", 3, attention, NULL);
