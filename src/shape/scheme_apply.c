@@ -25,8 +25,8 @@ static int var_of(const inst *x, int code) { return code > 0 ? code : x->fresh[-
 static const nx_dim *make_dim(inst *x, const nx__sdim *d) {
   nx_shape_session *s = x->s;
   switch (d->kind) {
-  case NX__D_SOLVED: return nx__dim_solved(s, d->d, d->basis);
-  case NX__D_VAR: return nx__dim_var(s, var_of(x, d->var));
+  case NX__D_SOLVED: return nx__shape_dim_solved(s, d->d, d->basis);
+  case NX__D_VAR: return nx__shape_dim_var(s, var_of(x, d->var));
   case NX__D_AFFINE: {
     nx_dim *a = nx__shape_alloc(s, sizeof *a);
     if (!a) return NULL;
@@ -54,8 +54,8 @@ static const nx_row *make_row(inst *x, const nx__srow *r) {
   const nx_dim *beg[256], *dims[256];
   for (int i = 0; i < r->nbeg; i++) beg[i] = x->dims[x->sc->ints[r->beg + i]];
   for (int i = 0; i < r->ndims; i++) dims[i] = x->dims[x->sc->ints[r->dims + i]];
-  if (!r->nbeg && !r->ndims && r->var) return nx__row_of_var(x->s, var_of(x, r->var));
-  return nx__row_new(x->s, beg, r->nbeg, dims, r->ndims, r->var ? var_of(x, r->var) : 0);
+  if (!r->nbeg && !r->ndims && r->var) return nx__shape_row_of_var(x->s, var_of(x, r->var));
+  return nx__shape_row_new(x->s, beg, r->nbeg, dims, r->ndims, r->var ? var_of(x, r->var) : 0);
 }
 
 static const nx__origin *make_origin(inst *x, const nx__sorigin *o) {
@@ -86,11 +86,11 @@ static nx_tensor *make_tensor(inst *x, const nx__stensor *t) {
   u->label = nx__shape_strdup(s, buf);
   for (int k = 0; k < 3; k++) u->rows[k] = x->rows[t->rows[k]];
   u->is_param = t->is_param;
-  if (!u->label || nx__pvec_push(&s->tensors, u)) return NULL;
+  if (!u->label || nx__shape_pvec_push(&s->tensors, u)) return NULL;
   return u;
 }
 
-static int push(inst *x, nx__cons c) { return nx__push(x->s, &x->s->pending, &c); }
+static int push(inst *x, nx__cons c) { return nx__shape_push(x->s, &x->s->pending, &c); }
 
 static int replay(inst *x, const nx__scons *k) {
   const nx_scheme *sc = x->sc;
@@ -124,8 +124,8 @@ static bool depends_on_lost_state(const nx_scheme *sc, nx_shape_session *s) {
   if (!sc->open_fixed || !sc->traced_open || s->stage <= 1) return false;
   for (int i = 0; i < sc->nfixed_open; i++) {
     int v = sc->fixed_open[i];
-    if (NX__VAR(s, v)->is_row ? nx__rsub(s, nx__row_of_var(s, v))->var != 0
-                              : nx__dsub(s, nx__dim_var(s, v))->kind != NX__D_SOLVED)
+    if (NX__VAR(s, v)->is_row ? nx__shape_rsub(s, nx__shape_row_of_var(s, v))->var != 0
+                              : nx__shape_dsub(s, nx__shape_dim_var(s, v))->kind != NX__D_SOLVED)
       return true;
   }
   return false;
@@ -158,11 +158,11 @@ static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, 
       if (!c.o || push(x, c)) return NX_ENOMEM;
     }
   /* solved batch by batch, as the body's operations solved them */
-  int rc0 = nx__run(s, 1);
+  int rc0 = nx__shape_run(s, 1);
   if (rc0) return rc0;
   for (int i = 0; i < sc->ncons; i++) {
-    int rc = sc->cons[i].kind == NX__C_BATCH_END ? nx__run(s, 1) : replay(x, &sc->cons[i]);
-    if (!rc && sc->cons[i].kind == NX__C_BATCH_END) rc = nx__subst_error(s, NULL);
+    int rc = sc->cons[i].kind == NX__C_BATCH_END ? nx__shape_run(s, 1) : replay(x, &sc->cons[i]);
+    if (!rc && sc->cons[i].kind == NX__C_BATCH_END) rc = nx__shape_subst_error(s, NULL);
     if (rc) return rc;
   }
   for (int j = 0; j < sc->nres; j++) {
@@ -229,8 +229,8 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
   nx__free(x.rows);
   nx__free(x.origins);
   nx__free(made);
-  if (!rc) rc = nx__run(s, 1);
-  if (!rc) rc = nx__subst_error(s, NULL);
+  if (!rc) rc = nx__shape_run(s, 1);
+  if (!rc) rc = nx__shape_subst_error(s, NULL);
   if (rc) {
     if (rc == NX_ENOMEM) return nx__fail(NX_ENOMEM, "%sout of memory", prefix);
     s->tainted = true; /* as a failed construction taints it */

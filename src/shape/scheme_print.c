@@ -104,7 +104,7 @@ static void row_put(printer *p, const nx_row *r, sbuf *b) {
   bool first = true;
   for (int i = 0; i < r->nbeg; i++, first = false) {
     if (!first) put(b, ",");
-    dim_put(p, nx__dsub(p->s, r->beg[i]), b);
+    dim_put(p, nx__shape_dsub(p->s, r->beg[i]), b);
   }
   if (r->var) {
     if (!first) put(b, ",");
@@ -115,7 +115,7 @@ static void row_put(printer *p, const nx_row *r, sbuf *b) {
   }
   for (int i = 0; i < r->ndims; i++, first = false) {
     if (!first) put(b, ",");
-    dim_put(p, nx__dsub(p->s, r->dims[i]), b);
+    dim_put(p, nx__shape_dsub(p->s, r->dims[i]), b);
   }
   if (first) put(b, "()");
 }
@@ -124,12 +124,12 @@ static void shape_put(printer *p, nx_tensor *t, sbuf *b) {
   for (int k = 0; k < 3; k++) {
     if (k == 1) put(b, "|");
     if (k == 2) put(b, "->");
-    row_put(p, nx__rsub(p->s, t->rows[k]), b);
+    row_put(p, nx__shape_rsub(p->s, t->rows[k]), b);
   }
 }
 
 static void mark_dim(printer *p, const nx_dim *d) {
-  d = nx__dsub(p->s, d);
+  d = nx__shape_dsub(p->s, d);
   if (d->kind == NX__D_VAR) p->role[d->var] = 1;
   else if (d->kind == NX__D_AFFINE) {
     mark_dim(p, d->over);
@@ -139,7 +139,7 @@ static void mark_dim(printer *p, const nx_dim *d) {
 }
 
 static void mark_row(printer *p, const nx_row *r) {
-  r = nx__rsub(p->s, r);
+  r = nx__shape_rsub(p->s, r);
   if (r->var) p->role[r->var] = 1;
   for (int i = 0; i < r->nbeg; i++) mark_dim(p, r->beg[i]);
   for (int i = 0; i < r->ndims; i++) mark_dim(p, r->dims[i]);
@@ -164,10 +164,10 @@ static void add_edge(printer *p, edge x) {
    something else than a variable. */
 static int rep(printer *p, int v, bool is_row) {
   if (is_row) {
-    const nx_row *r = nx__rsub(p->s, nx__row_of_var(p->s, v));
+    const nx_row *r = nx__shape_rsub(p->s, nx__shape_row_of_var(p->s, v));
     return !r->nbeg && !r->ndims ? r->var : 0;
   }
-  const nx_dim *d = nx__dsub(p->s, nx__dim_var(p->s, v));
+  const nx_dim *d = nx__shape_dsub(p->s, nx__shape_dim_var(p->s, v));
   return d->kind == NX__D_VAR ? d->var : 0;
 }
 
@@ -184,9 +184,9 @@ static void collect(printer *p) {
     if (v < p->W) continue;
     if (e->is_row) {
       for (int i = e->lower; i; i = s->lbs[i].next_lower)
-        if (s->lbs[i].alive) add_edge(p, (edge){.atom = nx__rsub(s, s->lbs[i].row), .hi = v, .is_row = true});
+        if (s->lbs[i].alive) add_edge(p, (edge){.atom = nx__shape_rsub(s, s->lbs[i].row), .hi = v, .is_row = true});
     } else {
-      if (e->glb) add_edge(p, (edge){.atom = nx__dsub(s, e->glb), .hi = v});
+      if (e->glb) add_edge(p, (edge){.atom = nx__shape_dsub(s, e->glb), .hi = v});
       if (e->at_least) add_edge(p, (edge){.hi = v, .at_least = e->at_least});
     }
   }

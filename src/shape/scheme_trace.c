@@ -73,8 +73,8 @@ static int var_code(copier *c, int v) {
   if (v < c->W) {
     for (int i = 0; i < sc->nfixed_open; i++)
       if (sc->fixed_open[i] == v) return v;
-    const nx_row *r = NX__VAR(c->s, v)->is_row ? nx__rsub(c->s, nx__row_of_var(c->s, v)) : NULL;
-    bool open = r ? r->var != 0 : nx__dsub(c->s, nx__dim_var(c->s, v))->kind != NX__D_SOLVED;
+    const nx_row *r = NX__VAR(c->s, v)->is_row ? nx__shape_rsub(c->s, nx__shape_row_of_var(c->s, v)) : NULL;
+    bool open = r ? r->var != 0 : nx__shape_dsub(c->s, nx__shape_dim_var(c->s, v))->kind != NX__D_SOLVED;
     if (open) {
       if (NX__SGROW(sc, fixed_open, nfixed_open, capfixed_open)) return c->nomem = true, v;
       sc->fixed_open[sc->nfixed_open++] = v;
@@ -318,7 +318,7 @@ int nx_scheme_trace(nx_shape_session *s, const char *label, int n, nx_scheme_fn 
   for (int i = 0; i < n && !rc; i++) {
     char name[32];
     snprintf(name, sizeof name, "arg%d", i + 1);
-    if (!(argv[i] = nx__tensor_node(s, name))) rc = NX_ENOMEM;
+    if (!(argv[i] = nx__shape_tensor_node(s, name))) rc = NX_ENOMEM;
   }
   nx_tensor *res[NX_SCHEME_MAX_RESULTS + 1] = {0};
   int nres = -1;
@@ -342,7 +342,7 @@ int nx_scheme_trace(nx_shape_session *s, const char *label, int n, nx_scheme_fn 
       rc = NX_EINVAL;
       snprintf(what, sizeof what, "the function's result %d is NULL", j + 1);
     }
-  if (!rc && nx__run(s, 1)) { /* the end-of-trace check */
+  if (!rc && nx__shape_run(s, 1)) { /* the end-of-trace check */
     rc = NX_EINVAL;
     snprintf(what, sizeof what, "%s", s->err);
   }

@@ -3,7 +3,7 @@
 #ifndef NX_SHAPE_TENSOR_INTERNAL_H
 #define NX_SHAPE_TENSOR_INTERNAL_H
 
-#include "internal.h"
+#include "solver.h"
 
 /* A spec's label environment: dim labels and row variable names. */
 typedef struct nx__spec_env {
@@ -23,10 +23,10 @@ struct nx_tensor {
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
 };
 
-/* nx__tensor_node(s, label) is a tensor with fresh open rows (row variables)
+/* nx__shape_tensor_node(s, label) is a tensor with fresh open rows (row variables)
    and no constraint, in s's tensors (closing closes its rows); label NULL
    names it by its id. NULL if memory runs out. */
-nx_tensor *nx__tensor_node(nx_shape_session *s, const char *label);
+nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label);
 
 /* A parsed spec: per operand (and the result, last), three rows. At-least
    constraints of fixed indices are added to the session's pending list. */
@@ -35,11 +35,20 @@ typedef struct nx__spec {
   const nx_row *rows[4][3];
 } nx__spec;
 
-/* nx__spec_parse(s, spec, &env, &out) parses an einsum or permute spec.
+/* nx__shape_spec_parse(s, spec, &env, &out) parses an einsum or permute spec.
    Returns 0, or NX_EINVAL with s->err naming the position. */
-int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out);
+int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out);
 
-/* nx__axes_parse(s, text, &row): a comma-separated axis list as a closed row. */
-int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **row);
+/* nx__shape_axes_parse(s, text, &row): a comma-separated axis list as a closed row. */
+int nx__shape_axes_parse(nx_shape_session *s, const char *text, const nx_row **row);
+
+/* ---- tensor.c: the session's tensors seen by closing ---- */
+/* The origin of an interior mark c (c->t a tensor), made on first use;
+   NULL when memory runs out. */
+const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *c);
+/* The interior mark of row i of s->tensors (tensor i / 3, kind i % 3). */
+void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c);
+/* Holds an interior mark for every row of every tensor: 0 or NX_ENOMEM. */
+int nx__shape_add_shape_rows(nx_shape_session *s);
 
 #endif
