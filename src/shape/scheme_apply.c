@@ -120,7 +120,7 @@ static int replay(inst *x, const nx__scons *k) {
 
 /* The scheme reads a fixed variable that was open at the trace and that a
    closing since left open: no shape holds it, so its state is gone. */
-static bool depends_on_lost_state(const nx_scheme *sc, nx_shape_session *s) {
+bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
   if (!sc->open_fixed || !sc->traced_open || s->stage <= 1) return false;
   for (int i = 0; i < sc->nfixed_open; i++) {
     int v = sc->fixed_open[i];
@@ -208,7 +208,7 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
   if (s->tainted)
     return nx__fail(NX_EINVAL, "applying the shape scheme %s to %s: the session is tainted by an earlier shape error: %s",
                     sc->label, app, s->taint);
-  if (depends_on_lost_state(sc, s))
+  if (nx__scheme_stale(sc, s))
     return nx__fail(NX_EINVAL,
                     "applying the shape scheme %s to %s: the scheme depends on open state that a closing since discarded: trace again",
                     sc->label, app);

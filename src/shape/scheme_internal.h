@@ -129,6 +129,17 @@ int nx__scheme_grow(void **p, int *cap, int n, size_t elem);
 unsigned char nx__scheme_var_flags(const nx__var *e);
 void nx__scheme_set_flags(nx__var *e, unsigned char flags);
 
+/* nx_scheme_trace, saying in *carry why a failed trace is one a scheme
+   cannot carry (one of the reasons below), or NULL for a shape error (or
+   a bad argument, or out of memory). */
+int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme_fn f, void *ctx, nx_scheme **out,
+                        const char **carry);
+extern const char *const nx__scheme_reason_force, *const nx__scheme_reason_set, *const nx__scheme_reason_tracers;
+
+/* Whether an application would be refused for open state a closing since
+   discarded (scheme_apply.c): the scheme is stale, trace again. */
+bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s);
+
 /* scheme_print.c: to_string's text from the trace's solved session, before
    the rewind; W is the first variable id the trace made. NULL if memory
    runs out. */

@@ -293,7 +293,18 @@ static int trace_fail(nx_scheme *sc, nx_shape_session *s, nx__rewind *w, int rc,
   return nx__fail(rc ? rc : NX_EINVAL, "tracing the shape scheme %s: %s", label, msg);
 }
 
+const char *const nx__scheme_reason_force = "forcing dims";
+const char *const nx__scheme_reason_set = "setting a capture reference made outside the function";
+const char *const nx__scheme_reason_tracers = "a body that cannot run on tracers";
+
 int nx_scheme_trace(nx_shape_session *s, const char *label, int n, nx_scheme_fn f, void *ctx, nx_scheme **out) {
+  const char *carry;
+  return nx__scheme_trace_as(s, label, n, f, ctx, out, &carry);
+}
+
+int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme_fn f, void *ctx, nx_scheme **out,
+                        const char **carry) {
+  *carry = NULL;
   if (!s || !label || !f || !out) return nx__fail(NX_EINVAL, "nx_scheme_trace: NULL argument");
   if (!*label || n < 0) return nx__fail(NX_EINVAL, "nx_scheme_trace: empty label or negative arity %d", n);
   if (s->tainted)
@@ -326,20 +337,22 @@ int nx_scheme_trace(nx_shape_session *s, const char *label, int n, nx_scheme_fn 
   if (!rc) {
     rc = f(ctx, s, argv, n, res, &nres);
     if (rc) snprintf(what, sizeof what, "%s", nx_error_message());
+    if (rc && !s->tainted && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers; /* not a shape error */
   }
-  if (!rc && s->stage > 1) {
+  if (s->stage > 1) {
     rc = NX_EINVAL;
-    snprintf(what, sizeof what, "the function forces dims (closing or a solve past stage 1): inference cannot close during a trace");
-  } else if (rc && s->stage > 1) {
+    *carry = nx__scheme_reason_force;
     snprintf(what, sizeof what, "the function forces dims (closing or a solve past stage 1): inference cannot close during a trace");
   }
   if (!rc && (nres < 1 || nres > NX_SCHEME_MAX_RESULTS)) {
     rc = NX_EINVAL;
+    *carry = nx__scheme_reason_tracers;
     snprintf(what, sizeof what, "the function returned %d results (1 to %d)", nres, NX_SCHEME_MAX_RESULTS);
   }
   for (int j = 0; !rc && j < nres; j++)
     if (!res[j]) {
       rc = NX_EINVAL;
+      *carry = nx__scheme_reason_tracers;
       snprintf(what, sizeof what, "the function's result %d is NULL", j + 1);
     }
   if (!rc && nx__shape_run(s, 1)) { /* the end-of-trace check */
@@ -348,6 +361,7 @@ int nx_scheme_trace(nx_shape_session *s, const char *label, int n, nx_scheme_fn 
   }
   if (!rc && sets_outside(&rec, W)) {
     rc = NX_EINVAL;
+    *carry = nx__scheme_reason_set;
     snprintf(what, sizeof what, "set_dim on a capture reference made outside the function cannot be carried by a scheme");
   }
   s->rec = prev;
