@@ -43,10 +43,10 @@ typedef struct nx__cons {
 
 /* A growable array of constraints held by value. */
 typedef struct { nx__cons *p; int n, cap; } nx__cvec;
+int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c); /* 0 or NX_ENOMEM */
 
 /* Not a constraint: the end of one solve's batch in a trace's record. */
 #define NX__C_BATCH_END 0xFF
-int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c); /* 0 or NX_ENOMEM */
 
 /* Results of a constraint step besides 0 and negative statuses. */
 #define NX__DEFER 1

@@ -308,9 +308,12 @@ static int check(nx_scheme_handle *h, const nx_scheme *sc, const char *app, nx_t
   nx__rewind *w = nx__rewind_take(h->s);
   if (!w) return nx__fail(NX_ENOMEM, "nx_scheme_apply: out of memory");
   nx_tensor *res[NX_SCHEME_MAX_RESULTS] = {0};
+  nx__cvec *rec = h->s->rec;
+  h->s->rec = NULL; /* what the window registers is rewound: an enclosing trace must not record it */
   int rc = nx_scheme_instantiate(h->s, sc, app, argv, n, res, sc->nres);
   char msg[1200];
   snprintf(msg, sizeof msg, "%s", rc ? nx_error_message() : "");
+  h->s->rec = rec;
   nx__rewind_restore(h->s, w);
   nx__rewind_free(w);
   nx__scheme_count(2, 0, nx__scheme_now_ns() - t0);
@@ -327,7 +330,7 @@ int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tensor *con
                     nx_tensor **results, int *nres) {
   if (!h || (!args && h->ntensors) || (!opts && h->noptions) || !results || !nres)
     return nx__fail(NX_EINVAL, "nx_scheme_apply: NULL argument");
-  nx_tensor *argv[64];
+  nx_tensor *argv[64], *ov[8] = {0}; /* the body always gets its options, NULL for None */
   int n = 0;
   unsigned pattern = 0;
   for (int i = 0; i < h->ntensors; i++) {
@@ -335,12 +338,13 @@ int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tensor *con
     if (n < 64) argv[n++] = args[i];
   }
   for (int i = 0; i < h->noptions; i++)
-    if (opts[i]) {
+    if ((ov[i] = opts[i])) {
       pattern |= 1u << i;
       if (n < 64) argv[n++] = opts[i];
     }
   if (n >= 64) return nx__fail(NX_EINVAL, "nx_scheme_apply: %s: more than 63 tensor arguments", h->name);
   int mode = nx_scheme_op_shape_schemes(h->s);
+  opts = ov;
   if (mode == NX_OP_SHAPE_SCHEMES_OFF) return run_body(h, args, opts, results, nres);
   slot *sl = &h->slots[pattern];
   if (sl->state == PENDING) { /* no unit stage: the first application traces every pattern */
