@@ -61,6 +61,7 @@ void nx_scheme_free(nx_scheme *sc) {
   nx__free(sc->ints);
   nx__free(sc->cons);
   nx__free(sc->origins);
+  nx__free(sc->strs);
   nx__free(sc->gen);
   nx__free(sc->flags);
   nx__free(sc->tensors);

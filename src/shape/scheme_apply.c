@@ -17,6 +17,7 @@ typedef struct {
   const nx_dim **dims;
   const nx_row **rows;
   const nx__origin **origins;
+  const char **ops, **names; /* by string index: the session's copies, made on first use */
   const char *prefix; /* "applying the shape scheme <label> to <application>: " */
 } inst;
 
@@ -58,19 +59,45 @@ static const nx_row *make_row(inst *x, const nx__srow *r) {
   return nx__shape_row_new(x->s, beg, r->nbeg, dims, r->ndims, r->var ? var_of(x, r->var) : 0);
 }
 
+/* The session's copy of scheme string i: an operation carries the
+   application's prefix. */
+static const char *op_str(inst *x, int i) {
+  if (i < 0) return x->prefix; /* no operation: the application names it */
+  if (x->ops[i]) return x->ops[i];
+  size_t n = strlen(x->prefix) + strlen(x->sc->strs[i]) + 1;
+  char *op = nx__shape_alloc(x->s, n);
+  if (op) snprintf(op, n, "%s%s", x->prefix, x->sc->strs[i]);
+  return x->ops[i] = op;
+}
+
+static const char *name_str(inst *x, int i) {
+  if (i < 0) return "?";
+  return x->names[i] ? x->names[i] : (x->names[i] = nx__shape_strdup(x->s, x->sc->strs[i]));
+}
+
 static const nx__origin *make_origin(inst *x, const nx__sorigin *o) {
   nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
   if (!y) return NULL;
-  size_t n = strlen(x->prefix) + strlen(o->operation ? o->operation : "constraint") + 1;
-  char *op = nx__shape_alloc(x->s, n);
-  if (!op) return NULL;
-  snprintf(op, n, "%s%s", x->prefix, o->operation ? o->operation : "constraint");
-  y->operation = op;
-  y->lhs_name = o->lhs ? nx__shape_strdup(x->s, o->lhs) : "?";
-  y->rhs_name = o->rhs ? nx__shape_strdup(x->s, o->rhs) : "?";
+  y->operation = op_str(x, o->operation);
+  y->lhs_name = name_str(x, o->lhs);
+  y->rhs_name = name_str(x, o->rhs);
   y->lhs_kind = o->lk;
   y->rhs_kind = o->rk;
-  return y->lhs_name && y->rhs_name ? y : NULL;
+  return y->operation && y->lhs_name && y->rhs_name ? y : NULL;
+}
+
+/* An origin of the application's own (an argument's or a result's binding). */
+static const nx__origin *own_origin(inst *x, const char *operation, const char *lhs, const char *rhs, int k) {
+  nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
+  if (!y) return NULL;
+  size_t n = strlen(x->prefix) + strlen(operation) + 1;
+  char *op = nx__shape_alloc(x->s, n);
+  if (op) snprintf(op, n, "%s%s", x->prefix, operation);
+  y->operation = op;
+  y->lhs_name = nx__shape_strdup(x->s, lhs);
+  y->rhs_name = nx__shape_strdup(x->s, rhs);
+  y->lhs_kind = y->rhs_kind = (signed char)k;
+  return op && y->lhs_name && y->rhs_name ? y : NULL;
 }
 
 /* A made tensor again: its label keeps the operation and takes a new id. */
@@ -149,12 +176,11 @@ static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, 
     if (!(x->origins[i] = make_origin(x, &sc->origins[i]))) return NX_ENOMEM;
   for (int i = 0; i < sc->ntensors; i++)
     if (!(made[i] = make_tensor(x, &sc->tensors[i]))) return NX_ENOMEM;
-  nx__sorigin bind = {"argument", NULL, NULL, NX_AXIS_BATCH, NX_AXIS_BATCH};
   for (int i = 0; i < sc->arity; i++)
     for (int k = 0; k < 3; k++) {
-      bind.lhs = args[i]->label, bind.rhs = "tracing shape", bind.lk = bind.rk = (signed char)k;
       /* the tracing row first: its variable is the one bound, as if the body had the argument itself */
-      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = x->rows[sc->args[i][k]], .r2 = args[i]->rows[k], .o = make_origin(x, &bind)};
+      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = x->rows[sc->args[i][k]], .r2 = args[i]->rows[k],
+                    .o = own_origin(x, "argument", args[i]->label, "tracing shape", k)};
       if (!c.o || push(x, c)) return NX_ENOMEM;
     }
   /* solved batch by batch, as the body's operations solved them */
@@ -172,10 +198,9 @@ static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, 
       results[j] = own;
       continue;
     }
-    bind.operation = "result";
     for (int k = 0; k < 3; k++) {
-      bind.lhs = results[j]->label, bind.rhs = own->label, bind.lk = bind.rk = (signed char)k;
-      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = results[j]->rows[k], .r2 = x->rows[sc->res_rows[j][k]], .o = make_origin(x, &bind)};
+      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = results[j]->rows[k], .r2 = x->rows[sc->res_rows[j][k]],
+                    .o = own_origin(x, "result", results[j]->label, own->label, k)};
       if (!c.o || push(x, c)) return NX_ENOMEM;
     }
   }
@@ -220,10 +245,15 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
   x.dims = nx__malloc((size_t)(sc->ndims + 1) * sizeof *x.dims);
   x.rows = nx__malloc((size_t)(sc->nrows + 1) * sizeof *x.rows);
   x.origins = nx__malloc((size_t)(sc->norigins + 1) * sizeof *x.origins);
+  x.ops = nx__calloc((size_t)(sc->nstrs + 1), sizeof *x.ops);
+  x.names = nx__calloc((size_t)(sc->nstrs + 1), sizeof *x.names);
   nx_tensor **made = nx__malloc((size_t)(sc->ntensors + 1) * sizeof *made);
   nx_tensor *out[NX_SCHEME_MAX_RESULTS];
   for (int j = 0; j < nres; j++) out[j] = results[j];
-  int rc = x.fresh && x.dims && x.rows && x.origins && made ? build_and_push(&x, args, out, made) : NX_ENOMEM;
+  int rc = x.fresh && x.dims && x.rows && x.origins && x.ops && x.names && made ? build_and_push(&x, args, out, made)
+                                                                                 : NX_ENOMEM;
+  nx__free(x.ops);
+  nx__free(x.names);
   nx__free(x.fresh);
   nx__free(x.dims);
   nx__free(x.rows);

@@ -53,8 +53,10 @@ typedef struct nx__scons {
   int origin; /* index into origins, -1: none */
 } nx__scons;
 
+/* An origin: its strings by index into the scheme's strs (-1: none), so
+   that an application copies each distinct string into the session once. */
 typedef struct nx__sorigin {
-  const char *operation, *lhs, *rhs;
+  int operation, lhs, rhs;
   signed char lk, rk;
 } nx__sorigin;
 
@@ -104,6 +106,8 @@ struct nx_scheme {
   int ncons, capcons;
   nx__sorigin *origins;
   int norigins, caporigins;
+  const char **strs; /* the origins' strings, each once */
+  int nstrs, capstrs;
   nx__sgen *gen;
   int ngen, capgen;
   nx__sflag *flags;

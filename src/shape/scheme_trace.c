@@ -64,7 +64,7 @@ typedef struct {
   nx_shape_session *s;
   int W;     /* the first variable the trace made */
   int *gmap; /* variable W + i: its generalized index + 1, 0: not yet */
-  pmap dims, rows;
+  pmap dims, rows, strs;
   bool nomem;
 } copier;
 
@@ -160,13 +160,25 @@ static const nx__origin *leaf_origin(const nx__origin *o) {
   return o && !o->derived ? o : NULL;
 }
 
+/* A session string's index in the scheme's strs, copied there once. */
+static int copy_str(copier *c, const char *str) {
+  if (!str) return -1;
+  int i = pmap_find(&c->strs, str);
+  if (i >= 0) return i;
+  nx_scheme *sc = c->sc;
+  const char *x = nx__scheme_str(sc, str);
+  if (!x || NX__SGROW(sc, strs, nstrs, capstrs) || pmap_put(&c->strs, str, sc->nstrs)) return c->nomem = true, -1;
+  sc->strs[sc->nstrs] = x;
+  return sc->nstrs++;
+}
+
 static int copy_origin(copier *c, const nx__origin *o) {
   o = leaf_origin(o);
   if (!o) return -1;
   nx_scheme *sc = c->sc;
+  nx__sorigin x = {copy_str(c, o->operation), copy_str(c, o->lhs_name), copy_str(c, o->rhs_name), o->lhs_kind, o->rhs_kind};
   if (NX__SGROW(sc, origins, norigins, caporigins)) return c->nomem = true, -1;
-  sc->origins[sc->norigins] = (nx__sorigin){nx__scheme_str(sc, o->operation), nx__scheme_str(sc, o->lhs_name),
-                                            nx__scheme_str(sc, o->rhs_name), o->lhs_kind, o->rhs_kind};
+  sc->origins[sc->norigins] = x;
   return sc->norigins++;
 }
 
@@ -378,6 +390,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   nx__free(c.gmap);
   pmap_free(&c.dims);
   pmap_free(&c.rows);
+  pmap_free(&c.strs);
   if (argv != args) nx__free(argv);
   if (rc) return trace_fail(sc, s, w, rc, label, what);
   nx__rewind_restore(s, w);
