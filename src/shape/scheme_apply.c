@@ -151,7 +151,7 @@ bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
   if (!sc->open_fixed || !sc->traced_open || s->stage <= 1) return false;
   for (int i = 0; i < sc->nfixed_open; i++) {
     int v = sc->fixed_open[i];
-    if (NX__VAR(s, v)->is_row ? nx__shape_rsub(s, nx__shape_row_of_var(s, v))->var != 0
+    if (NX__VARR(s, v)->is_row ? nx__shape_rsub(s, nx__shape_row_of_var(s, v))->var != 0
                               : nx__shape_dsub(s, nx__shape_dim_var(s, v))->kind != NX__D_SOLVED)
       return true;
   }

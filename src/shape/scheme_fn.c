@@ -305,7 +305,7 @@ static int run_body(nx_scheme_handle *h, nx_tensor *const *args, nx_tensor *cons
    any, as an instantiation reports it; the session is left as it was. */
 static int check(nx_scheme_handle *h, const nx_scheme *sc, const char *app, nx_tensor *const *argv, int n) {
   int64_t t0 = nx__scheme_now_ns();
-  nx__rewind *w = nx__rewind_take(h->s);
+  nx_shape_snapshot *w = nx__rewind_take(h->s);
   if (!w) return nx__fail(NX_ENOMEM, "nx_scheme_apply: out of memory");
   nx_tensor *res[NX_SCHEME_MAX_RESULTS] = {0};
   nx__cvec *rec = h->s->rec;
@@ -383,7 +383,7 @@ int nx_scheme_check_definition(nx_shape_session *s, const char *name, int (*bloc
     return nx__fail(NX_EINVAL, "nx_scheme_check_definition: NULL argument");
   if (!*name) return nx__fail(NX_EINVAL, "nx_scheme_check_definition: empty name");
   *n = 0;
-  nx__rewind *w = nx__rewind_take(s);
+  nx_shape_snapshot *w = nx__rewind_take(s);
   if (!w) return nx__fail(NX_ENOMEM, "checking the definition %s: out of memory", name);
   int64_t t0 = nx__scheme_now_ns();
   nx__window win = {0}, *outer = window;

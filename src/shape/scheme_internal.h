@@ -16,16 +16,17 @@
 #include "tensor_internal.h"
 #include "nx_scheme.h"
 
-/* ---- The rewind (scheme_rewind.c) ---- */
-typedef struct nx__rewind nx__rewind;
-/* A copy of s's whole solver state, or NULL if memory runs out. */
-nx__rewind *nx__rewind_take(nx_shape_session *s);
-/* Puts s back as it was when w was taken (w stays valid: restore again, or
-   free it). */
-void nx__rewind_restore(nx_shape_session *s, nx__rewind *w);
-void nx__rewind_free(nx__rewind *w);
-/* Variable v (< the variable count when w was taken) as it was then. */
-const nx__var *nx__rewind_var(const nx__rewind *w, int v);
+/* ---- The rewind ---- */
+/* A trace and a check run inside a snapshot of the session
+   (nx_shape_snapshot_take), restored after: nothing they did remains, and
+   the next ids are the ones they started from. These wrap the snapshot
+   calls; take is NULL when memory runs out. */
+static inline nx_shape_snapshot *nx__rewind_take(nx_shape_session *s) {
+  nx_shape_snapshot *w = NULL;
+  return nx_shape_snapshot_take(s, &w) ? NULL : w;
+}
+static inline void nx__rewind_restore(nx_shape_session *s, nx_shape_snapshot *w) { (void)nx_shape_snapshot_restore(s, w); }
+static inline void nx__rewind_free(nx_shape_snapshot *w) { nx_shape_snapshot_free(w); }
 
 /* ---- The stored form ---- */
 typedef struct nx__sdim {

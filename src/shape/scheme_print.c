@@ -175,7 +175,7 @@ static int rep(printer *p, int v, bool is_row) {
 static void collect(printer *p) {
   nx_shape_session *s = p->s;
   for (int v = 1; v < s->nvars; v++) {
-    const nx__var *e = NX__VAR(s, v);
+    const nx__var *e = NX__VARR(s, v);
     if (rep(p, v, e->is_row) != v) continue;
     NX__EACH(s, e->opnd, i) {
       int w = rep(p, s->lk[i].x, e->is_row);
@@ -260,7 +260,7 @@ char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tenso
       for (int k = 0; k < 3; k++) mark_row(&p, results[j]->rows[k]);
     for (int v = 1; v < W; v++) {
       p.role[v] = 1; /* fixed ones are never eliminated */
-      int w = rep(&p, v, NX__VAR(s, v)->is_row);
+      int w = rep(&p, v, NX__VARR(s, v)->is_row);
       if (w >= W) p.role[w] = 3;
     }
     collect(&p);

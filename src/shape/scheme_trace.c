@@ -64,6 +64,7 @@ typedef struct {
   nx_shape_session *s;
   int W;     /* the first variable the trace made */
   int *gmap; /* variable W + i: its generalized index + 1, 0: not yet */
+  bool *seen; /* variable v < W: read by the record */
   pmap dims, rows, strs;
   bool nomem;
 } copier;
@@ -71,9 +72,10 @@ typedef struct {
 static int var_code(copier *c, int v) {
   nx_scheme *sc = c->sc;
   if (v < c->W) {
+    c->seen[v] = true;
     for (int i = 0; i < sc->nfixed_open; i++)
       if (sc->fixed_open[i] == v) return v;
-    const nx_row *r = NX__VAR(c->s, v)->is_row ? nx__shape_rsub(c->s, nx__shape_row_of_var(c->s, v)) : NULL;
+    const nx_row *r = NX__VARR(c->s, v)->is_row ? nx__shape_rsub(c->s, nx__shape_row_of_var(c->s, v)) : NULL;
     bool open = r ? r->var != 0 : nx__shape_dsub(c->s, nx__shape_dim_var(c->s, v))->kind != NX__D_SOLVED;
     if (open) {
       if (NX__SGROW(sc, fixed_open, nfixed_open, capfixed_open)) return c->nomem = true, v;
@@ -84,7 +86,7 @@ static int var_code(copier *c, int v) {
   int *g = &c->gmap[v - c->W];
   if (!*g) {
     if (NX__SGROW(sc, gen, ngen, capgen)) return c->nomem = true, -1;
-    const nx__var *e = NX__VAR(c->s, v);
+    const nx__var *e = NX__VARR(c->s, v);
     sc->gen[sc->ngen] = (nx__sgen){.is_row = e->is_row, .flags = nx__scheme_var_flags(e), .name = nx__scheme_str(sc, e->name)};
     *g = ++sc->ngen;
   }
@@ -259,7 +261,7 @@ static int where_made(nx_shape_session *s, int T0, int n, const nx_tensor *t, nx
 /* Copies the record, the tensors and the flags into sc (the session still
    solved as the trace left it). */
 static int build(copier *c, const nx__cvec *rec, int T0, nx_tensor *const *args, int n, nx_tensor *const *res,
-                 int nres, const nx__rewind *w) {
+                 int nres) {
   nx_shape_session *s = c->s;
   nx_scheme *sc = c->sc;
   sc->args = nx__calloc((size_t)(n ? n : 1), sizeof *sc->args);
@@ -280,21 +282,31 @@ static int build(copier *c, const nx__cvec *rec, int T0, nx_tensor *const *args,
     where_made(s, T0, n, res[j], &sc->results[j]);
     for (int k = 0; k < 3; k++) sc->res_rows[j][k] = copy_row(c, res[j]->rows[k]);
   }
-  /* the flags the trace raised on fixed variables the record reads */
-  for (int v = 1; v < c->W; v++) {
-    const nx__var *was = nx__rewind_var(w, v);
-    unsigned char now = nx__scheme_var_flags(NX__VAR(s, v)), before = nx__scheme_var_flags(was);
-    if (now == before) continue;
-    if (NX__SGROW(sc, flags, nflags, capflags)) return NX_ENOMEM;
-    sc->flags[sc->nflags++] = (nx__sflag){v, (unsigned char)(now & ~before)};
-  }
+  /* the flags of the fixed variables the record reads, as the trace left
+     them (those raised are kept after the rewind: keep_raised) */
+  for (int v = 1; v < c->W; v++)
+    if (c->seen[v]) {
+      if (NX__SGROW(sc, flags, nflags, capflags)) return NX_ENOMEM;
+      sc->flags[sc->nflags++] = (nx__sflag){v, nx__scheme_var_flags(NX__VARR(s, v))};
+    }
   /* generalized variables' flags as the trace ended */
   for (int v = c->W; v < s->nvars; v++)
-    if (c->gmap[v - c->W]) sc->gen[c->gmap[v - c->W] - 1].flags = nx__scheme_var_flags(NX__VAR(s, v));
+    if (c->gmap[v - c->W]) sc->gen[c->gmap[v - c->W] - 1].flags = nx__scheme_var_flags(NX__VARR(s, v));
   return c->nomem ? NX_ENOMEM : 0;
 }
 
-static int trace_fail(nx_scheme *sc, nx_shape_session *s, nx__rewind *w, int rc, const char *label,
+/* After the rewind: of the fixed variables' flags as the trace left them,
+   the ones it raised, which each application raises again. */
+static void keep_raised(nx_scheme *sc, nx_shape_session *s) {
+  int k = 0;
+  for (int i = 0; i < sc->nflags; i++) {
+    unsigned char raised = (unsigned char)(sc->flags[i].flags & ~nx__scheme_var_flags(NX__VARR(s, sc->flags[i].var)));
+    if (raised) sc->flags[k++] = (nx__sflag){sc->flags[i].var, raised};
+  }
+  sc->nflags = k;
+}
+
+static int trace_fail(nx_scheme *sc, nx_shape_session *s, nx_shape_snapshot *w, int rc, const char *label,
                       const char *what) {
   char msg[1200];
   snprintf(msg, sizeof msg, "%s", what);
@@ -324,7 +336,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
                     label, s->taint);
   int64_t t0 = nx__scheme_now_ns();
   nx_scheme *sc = nx__calloc(1, sizeof *sc);
-  nx__rewind *w = sc ? nx__rewind_take(s) : NULL;
+  nx_shape_snapshot *w = sc ? nx__rewind_take(s) : NULL;
   if (!sc || !w || !(sc->label = nx__malloc(strlen(label) + 1)))
     return trace_fail(sc, w ? s : NULL, w, NX_ENOMEM, label, "");
   memcpy(sc->label, label, strlen(label) + 1);
@@ -381,13 +393,15 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   if (!rc) {
     sc->nres = nres;
     c.gmap = nx__calloc((size_t)(s->nvars - W + 1), sizeof *c.gmap);
-    rc = c.gmap ? build(&c, &rec, T0, argv, n, res, nres, w) : NX_ENOMEM;
+    c.seen = nx__calloc((size_t)W, sizeof *c.seen);
+    rc = c.gmap && c.seen ? build(&c, &rec, T0, argv, n, res, nres) : NX_ENOMEM;
     if (!rc && !(sc->text = nx__scheme_print(s, sc, W, argv, n, res, nres))) rc = NX_ENOMEM;
     sc->open_fixed = sc->nfixed_open > 0;
   }
   int64_t ncons = rec.n;
   nx__free(rec.p);
   nx__free(c.gmap);
+  nx__free(c.seen);
   pmap_free(&c.dims);
   pmap_free(&c.rows);
   pmap_free(&c.strs);
@@ -395,6 +409,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   if (rc) return trace_fail(sc, s, w, rc, label, what);
   nx__rewind_restore(s, w);
   nx__rewind_free(w);
+  keep_raised(sc, s);
   nx__scheme_count(0, ncons, nx__scheme_now_ns() - t0);
   *out = sc;
   return 0;

@@ -3,6 +3,7 @@
    prefix, the value restriction, capture references, and that a trace
    leaves the session as it was. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
@@ -426,6 +427,14 @@ static void test_value_restriction(void) {
 
 /* ---- the rewind ---- */
 
+/* The session's whole state as nx_shape_dump writes it. */
+static char *state(void) {
+  int64_t n = nx_shape_dump(S, NULL, 0);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b) nx_shape_dump(S, b, (size_t)n + 1);
+  return b;
+}
+
 static void dump(nx_tensor *const *ts, int n, char *out, size_t cap) {
   size_t len = 0;
   len += (size_t)snprintf(out + len, cap - len, "constraints %lld deferred %d;", (long long)nx_shape_constraint_count(S),
@@ -446,10 +455,15 @@ static void test_rewind(void) {
   nx_tensor *ts[6] = {lin.w, lin.b, x, h, p[0], p[1]};
   char before[2048], after[2048];
   dump(ts, 6, before, sizeof before);
+  char *whole = state();
   nx_scheme *sc = trace("linear", 1, linear, &lin), *bad = NULL;
   CHECK(nx_scheme_trace(S, "bad", 1, add_shared, p, &bad) == NX_EINVAL, "bad trace");
   dump(ts, 6, after, sizeof after);
   CHECK(!strcmp(before, after), "the session is unchanged:\n%s\n%s", before, after);
+  char *whole2 = state();
+  CHECK(whole && whole2 && !strcmp(whole, whole2), "the whole state is unchanged (nx_shape_dump)");
+  free(whole);
+  free(whole2);
   /* the traces use no variable or tensor id */
   int v0 = nx_row_var_new(S, NULL);
   nx_tensor *t0 = term(NULL, "", "", "");

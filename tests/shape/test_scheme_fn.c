@@ -292,6 +292,14 @@ static int definition(void *ctx, nx_shape_session *s) {
   return rc;
 }
 
+/* The session's whole state as nx_shape_dump writes it. */
+static char *state(void) {
+  int64_t n = nx_shape_dump(S, NULL, 0);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b) nx_shape_dump(S, b, (size_t)n + 1);
+  return b;
+}
+
 static void dump(nx_tensor *const *ts, int n, char *out, size_t cap) {
   size_t len = (size_t)snprintf(out, cap, "constraints %lld deferred %d;", (long long)nx_shape_constraint_count(S),
                                 nx_shape_deferred_count(S));
@@ -309,6 +317,7 @@ static void test_check_definition(void) {
   nx_tensor *ts[2] = {x, y};
   char before[1024], after[1024];
   dump(ts, 2, before, sizeof before);
+  char *whole = state();
   int v0 = nx_row_var_new(S, NULL);
   def_ctx d = {0};
   char *labels[8];
@@ -323,6 +332,19 @@ static void test_check_definition(void) {
   for (int i = 0; i < n && i < 8; i++) free(labels[i]);
   int v1 = nx_row_var_new(S, NULL);
   dump(ts, 2, after, sizeof after);
+  /* the whole state, less the variable each nx_row_var_new made */
+  nx_scheme_check_definition(S, "again", definition, &d, labels, 0, &n);
+  char *whole2 = state();
+  CHECK(n == 4, "labels counted with cap 0: %d", n);
+  CHECK(whole && whole2 && strlen(whole2) > strlen(whole), "dumps");
+  free(whole);
+  free(whole2);
+  whole = state();
+  CHECK(nx_scheme_check_definition(S, "again", definition, &d, labels, 0, &n) == 0, "again");
+  whole2 = state();
+  CHECK(whole && whole2 && !strcmp(whole, whole2), "the whole state is unchanged (nx_shape_dump)");
+  free(whole);
+  free(whole2);
   CHECK(v1 == v0 + 1, "no session ids: %d then %d", v0, v1);
   CHECK(!strcmp(before, after), "the session is unchanged:\n%s\n%s", before, after);
   /* an error that holds for every configuration */
