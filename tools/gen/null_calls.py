@@ -70,7 +70,7 @@ NULL_ALLOWED = {
     ("nx_tensor_binary", "op"): "op only names the operation in traces",
     ("nx_tensor_ternary", "op"): "op only names the operation in traces",
     ("nx_shape_snapshot_free", "snap"): "nx_shape.h: NULL is a no-op",
-    ("nx_scheme_trace", "ctx"): ""the function's context, passed through",
+    ("nx_scheme_trace", "ctx"): "the function's context, passed through",
     ("nx_scheme_free", "sc"): "nx_scheme.h: NULL is a no-op",
     ("nx_scheme_handle_free", "h"): "nx_scheme.h: NULL is a no-op",
     ("nx_scheme_instantiate", "application"): "nx_scheme.h: NULL names the application by its arguments",
