@@ -2,9 +2,9 @@
 /* Shape schemes against their peer, the body they stand for, measured in the
    same run: a 50-operation function (ten blocks of compose with a shared
    parameter, a bias made inside, relu, a residual add and a transpose pair)
-   applied to an argument in a fresh session, by running its body, by
-   instantiating its scheme (traced before the clock starts), and by tracing
-   it. Rounds interleave the three; it prints the medians and the ratios
+   applied to arguments in two fresh sessions side by side, by running its
+   body in one and instantiating its scheme in the other (traced there first,
+   timed apart), the applications alternating. It prints the medians and the ratios
    body / instantiate (target >= 10) and trace / body (target <= 3), and
    checks that the instantiated result closes to the body's shape. */
 #include <stdio.h>
@@ -56,33 +56,34 @@ int main(void) {
   char shape_b[64] = "", shape_i[64] = "";
   int bad = 0;
   for (int r = 0; r < ROUNDS; r++) {
-    setup u;
-    nx_tensor *res[NX_SCHEME_MAX_RESULTS];
+    /* two sessions side by side: the body's and the scheme's, their
+       applications alternating so that the machine's load hits both alike */
+    setup ub, us;
+    make(&ub);
+    make(&us);
+    nx_tensor *res[NX_SCHEME_MAX_RESULTS], *resi[NX_SCHEME_MAX_RESULTS];
     int nr;
-    /* the body, APPS applications */
-    make(&u);
-    double t0 = now();
-    for (int j = 0; j < APPS; j++) bad |= body(u.w, u.s, &u.x[j], 1, res, &nr);
-    tb[r] = (now() - t0) / APPS;
-    bad |= nx_shape_finish(u.s);
-    nx_tensor_to_string(u.s, res[0], NX_SHAPE_STYLE_SIZE, shape_b, sizeof shape_b);
-    nx_shape_session_free(u.s);
-    /* the scheme, traced first, then APPS instantiations */
-    make(&u);
     nx_scheme *sc = NULL;
-    t0 = now();
-    bad |= nx_scheme_trace(u.s, "block", 1, body, u.w, &sc);
+    double t0 = now();
+    bad |= nx_scheme_trace(us.s, "block", 1, body, us.w, &sc);
     tt[r] = now() - t0;
-    t0 = now();
+    double sb = 0, si = 0;
     for (int j = 0; j < APPS; j++) {
-      res[0] = NULL;
-      bad |= nx_scheme_instantiate(u.s, sc, "x", &u.x[j], 1, res, 1);
+      t0 = now();
+      bad |= body(ub.w, ub.s, &ub.x[j], 1, res, &nr);
+      double t1 = now();
+      resi[0] = NULL;
+      bad |= nx_scheme_instantiate(us.s, sc, "x", &us.x[j], 1, resi, 1);
+      double t2 = now();
+      sb += t1 - t0, si += t2 - t1;
     }
-    ti[r] = (now() - t0) / APPS;
-    bad |= nx_shape_finish(u.s);
-    nx_tensor_to_string(u.s, res[0], NX_SHAPE_STYLE_SIZE, shape_i, sizeof shape_i);
+    tb[r] = sb / APPS, ti[r] = si / APPS;
+    bad |= nx_shape_finish(ub.s) | nx_shape_finish(us.s);
+    nx_tensor_to_string(ub.s, res[0], NX_SHAPE_STYLE_SIZE, shape_b, sizeof shape_b);
+    nx_tensor_to_string(us.s, resi[0], NX_SHAPE_STYLE_SIZE, shape_i, sizeof shape_i);
     nx_scheme_free(sc);
-    nx_shape_session_free(u.s);
+    nx_shape_session_free(ub.s);
+    nx_shape_session_free(us.s);
   }
   if (bad || strcmp(shape_b, shape_i) || strcmp(shape_b, "8|64")) {
     printf("bench_scheme: the instantiated result (%s) differs from the body's (%s), or a step failed\n", shape_i, shape_b);

@@ -47,6 +47,7 @@ typedef struct {
   int hi;
   int64_t at_least;  /* > 0: an at-least, lo and atom unused */
   bool is_row, dead;
+  int next_hi, next_lo; /* the next edge (index + 1) with the same hi / lo, 0: none */
 } edge;
 
 typedef struct {
@@ -57,8 +58,12 @@ typedef struct {
   unsigned char *role; /* by variable: 1 boundary, 2 intermediate seen, 3 a fixed one's value */
   edge *e;
   int ne, cap;
+  int *hi_head, *hi_tail, *lo_head, *lo_tail; /* by variable: its edges by end, in insertion order */
   bool nomem;
 } printer;
+
+#define EACH_HI(p, v, i) for (int i = (p)->hi_head[v] - 1; i >= 0; i = (p)->e[i].next_hi - 1)
+#define EACH_LO(p, v, i) for (int i = (p)->lo_head[v] - 1; i >= 0; i = (p)->e[i].next_lo - 1)
 
 /* A variable the trace made that a fixed one was bound to stands for it. */
 static bool fixed(const printer *p, int v) { return v < p->W || p->role[v] == 3; }
@@ -146,18 +151,26 @@ static void mark_row(printer *p, const nx_row *r) {
 }
 
 static void add_edge(printer *p, edge x) {
-  for (int i = 0; i < p->ne; i++) {
+  EACH_HI(p, x.hi, i) {
     const edge *y = &p->e[i];
-    if (!y->dead && y->hi == x.hi && y->lo == x.lo && y->atom == x.atom && y->at_least == x.at_least &&
-        y->is_row == x.is_row)
-      return;
+    if (!y->dead && y->lo == x.lo && y->atom == x.atom && y->at_least == x.at_least && y->is_row == x.is_row) return;
   }
   if (x.lo && x.lo == x.hi) return;
   if (nx__scheme_grow((void **)&p->e, &p->cap, p->ne, sizeof *p->e)) {
     p->nomem = true;
     return;
   }
-  p->e[p->ne++] = x;
+  x.next_hi = x.next_lo = 0;
+  int i = p->ne++;
+  p->e[i] = x;
+  if (p->hi_tail[x.hi]) p->e[p->hi_tail[x.hi] - 1].next_hi = i + 1;
+  else p->hi_head[x.hi] = i + 1;
+  p->hi_tail[x.hi] = i + 1;
+  if (x.lo) {
+    if (p->lo_tail[x.lo]) p->e[p->lo_tail[x.lo] - 1].next_lo = i + 1;
+    else p->lo_head[x.lo] = i + 1;
+    p->lo_tail[x.lo] = i + 1;
+  }
 }
 
 /* The unbound representative of variable v, or 0 when v is bound to
@@ -197,53 +210,64 @@ static void collect(printer *p) {
    otherwise x stays (the uppers must share a lower bound: they are not
    independent). Repeated to a fixed point. */
 static void eliminate(printer *p) {
+  int *lo = NULL, *up = NULL, caplo = 0, capup = 0;
   for (bool again = true; again && !p->nomem;) {
     again = false;
     for (int x = p->W; x < p->s->nvars && !p->nomem; x++) {
       if (p->role[x] == 1 || p->role[x] == 3) continue;
-      int nl = 0, nu = 0, any = 0;
-      for (int i = 0; i < p->ne; i++) {
-        const edge *y = &p->e[i];
-        if (y->dead) continue;
-        if (y->hi == x) nl += !y->at_least, any++;
-        if (y->lo == x) nu++, any++;
+      int nl = 0, nu = 0;
+      EACH_HI(p, x, i)
+      if (!p->e[i].dead && !p->e[i].at_least) {
+        if (nx__scheme_grow((void **)&lo, &caplo, nl, sizeof *lo)) return (void)(p->nomem = true);
+        lo[nl++] = i;
       }
+      EACH_LO(p, x, i)
+      if (!p->e[i].dead) {
+        if (nx__scheme_grow((void **)&up, &capup, nu, sizeof *up)) return (void)(p->nomem = true);
+        up[nu++] = i;
+      }
+      bool any = nl || nu;
+      EACH_HI(p, x, i) any |= !p->e[i].dead;
       if (!any || (!nl && nu >= 2)) continue;
-      int ne = p->ne;
-      for (int i = 0; i < ne; i++) {
-        if (p->e[i].dead || p->e[i].hi != x || p->e[i].at_least) continue;
-        for (int j = 0; j < ne; j++) {
-          if (p->e[j].dead || p->e[j].lo != x) continue;
-          edge z = p->e[i];
-          z.hi = p->e[j].hi;
+      for (int i = 0; i < nl; i++)
+        for (int j = 0; j < nu; j++) {
+          edge z = p->e[lo[i]];
+          z.hi = p->e[up[j]].hi;
           add_edge(p, z);
         }
-      }
-      for (int i = 0; i < p->ne; i++)
-        if (p->e[i].hi == x || p->e[i].lo == x) p->e[i].dead = true;
+      EACH_HI(p, x, i) p->e[i].dead = true;
+      EACH_LO(p, x, i) p->e[i].dead = true;
       again = true;
     }
   }
+  nx__free(lo);
+  nx__free(up);
 }
 
 /* Whether an edge is about the boundary: it touches a variable the trace
    made that is reachable from the boundary through the edges. */
 static void reach(printer *p) {
-  for (bool again = true; again;) {
-    again = false;
-    for (int i = 0; i < p->ne; i++) {
-      edge *y = &p->e[i];
-      if (y->dead) continue;
-      bool lo = y->lo && p->role[y->lo], hi = p->role[y->hi];
-      if (lo && !hi && y->hi >= p->W) p->role[y->hi] = 2, again = true;
-      if (hi && y->lo && !lo && y->lo >= p->W) p->role[y->lo] = 2, again = true;
+  int n = p->s->nvars, *queue = nx__malloc((size_t)n * sizeof *queue), nq = 0;
+  if (!queue) return (void)(p->nomem = true);
+  for (int v = 1; v < n; v++)
+    if (p->role[v]) queue[nq++] = v;
+  for (int k = 0; k < nq; k++) {
+    int v = queue[k];
+    EACH_HI(p, v, i) {
+      int w = p->e[i].lo;
+      if (w && !p->role[w] && w >= p->W) p->role[w] = 2, queue[nq++] = w;
+    }
+    EACH_LO(p, v, i) {
+      int w = p->e[i].hi;
+      if (!p->role[w] && w >= p->W) p->role[w] = 2, queue[nq++] = w;
     }
   }
+  nx__free(queue);
   for (int i = 0; i < p->ne; i++) {
     edge *y = &p->e[i];
     if (!p->role[y->hi] && !(y->lo && p->role[y->lo])) y->dead = true;
   }
-  for (int v = p->W; v < p->s->nvars; v++)
+  for (int v = p->W; v < n; v++)
     if (p->role[v] == 2) p->role[v] = 0; /* intermediates: eliminated when they can be */
 }
 
@@ -252,8 +276,13 @@ char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tenso
   printer p = {.s = s, .W = W};
   p.name = nx__calloc((size_t)s->nvars, sizeof *p.name);
   p.role = nx__calloc((size_t)s->nvars, 1);
+  p.hi_head = nx__calloc((size_t)s->nvars, sizeof(int));
+  p.hi_tail = nx__calloc((size_t)s->nvars, sizeof(int));
+  p.lo_head = nx__calloc((size_t)s->nvars, sizeof(int));
+  p.lo_tail = nx__calloc((size_t)s->nvars, sizeof(int));
   sbuf b = {0};
-  if (p.name && p.role) {
+  bool ok = p.name && p.role && p.hi_head && p.hi_tail && p.lo_head && p.lo_tail;
+  if (ok) {
     for (int i = 0; i < n; i++)
       for (int k = 0; k < 3; k++) mark_row(&p, args[i]->rows[k]);
     for (int j = 0; j < nres; j++)
@@ -299,9 +328,13 @@ char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tenso
         if (y->is_row) put(&b, "..");
       }
   }
-  bool bad = !p.name || !p.role || p.nomem || b.nomem || !b.p;
+  bool bad = !ok || p.nomem || b.nomem || !b.p;
   nx__free(p.name);
   nx__free(p.role);
+  nx__free(p.hi_head);
+  nx__free(p.hi_tail);
+  nx__free(p.lo_head);
+  nx__free(p.lo_tail);
   nx__free(p.e);
   if (bad) {
     nx__free(b.p);
