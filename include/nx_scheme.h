@@ -61,7 +61,10 @@ typedef int (*nx_scheme_fn)(void *ctx, nx_shape_session *s, nx_tensor *const *ar
    constraint f added with nx_shape_add_* and did not solve), when f forces
    dims (nx_shape_finish or a solve past stage 1 inside f: inference cannot
    close during a trace), when f returns no result or more than
-   NX_SCHEME_MAX_RESULTS, and for what a scheme cannot carry
+   NX_SCHEME_MAX_RESULTS, when f makes a dim or row beyond what a scheme
+   holds (a concatenation of more than 64 parts, a row flank of more than
+   256 dims, a total over more than 64 rows), and for what a scheme cannot
+   carry
    (nx_tensor_set_dim or nx_tensor_set_row_total on a dim or row of a
    tensor made before the trace). NX_ENOMEM if memory runs out. */
 NX_API int nx_scheme_trace(nx_shape_session *s, const char *label, int n, nx_scheme_fn f, void *ctx,

@@ -66,7 +66,8 @@ typedef struct {
   int *gmap; /* variable W + i: its generalized index + 1, 0: not yet */
   bool *seen; /* variable v < W: read by the record */
   pmap dims, rows, strs;
-  bool nomem;
+  bool nomem, too_big; /* too_big: a concatenation of more than 64 parts, a flank of more than 256 dims or
+                          a total over more than 64 rows, beyond what a scheme holds */
 } copier;
 
 static int var_code(copier *c, int v) {
@@ -110,6 +111,7 @@ static int copy_dim(copier *c, const nx_dim *d) {
     break;
   default: {
     int parts[64], np = d->nparts < 64 ? d->nparts : 64;
+    if (d->nparts > 64) c->too_big = true;
     for (int k = 0; k < np; k++) parts[k] = copy_dim(c, d->parts[k]);
     nx_scheme *sc = c->sc;
     x.nparts = np;
@@ -145,7 +147,7 @@ static int copy_dims(copier *c, const nx_dim *const *d, int n) {
 static int copy_row(copier *c, const nx_row *r) {
   int i = pmap_find(&c->rows, r);
   if (i >= 0) return i;
-  if (r->nbeg > 256 || r->ndims > 256) c->nomem = true; /* beyond what a trace keeps */
+  if (r->nbeg > 256 || r->ndims > 256) c->too_big = true;
   nx__srow x = {.nbeg = r->nbeg < 256 ? r->nbeg : 256, .ndims = r->ndims < 256 ? r->ndims : 256};
   x.beg = copy_dims(c, r->beg, x.nbeg);
   x.dims = copy_dims(c, r->dims, x.ndims);
@@ -192,6 +194,7 @@ static void copy_cons(copier *c, const nx__cons *k) {
   if (k->kind == NX__C_BATCH_END) {
   } else if (k->kind == NX__C_TOTAL || k->kind == NX__C_EXACT) {
     int tmp[64], nr = k->nrows < 64 ? k->nrows : 64;
+    if (k->nrows > 64) c->too_big = true;
     for (int i = 0; i < nr; i++) tmp[i] = copy_row(c, k->rows[i]);
     x.nrows = nr;
     x.rows = c->sc->nints;
@@ -292,7 +295,7 @@ static int build(copier *c, const nx__cvec *rec, int T0, nx_tensor *const *args,
   /* generalized variables' flags as the trace ended */
   for (int v = c->W; v < s->nvars; v++)
     if (c->gmap[v - c->W]) sc->gen[c->gmap[v - c->W] - 1].flags = nx__scheme_var_flags(NX__VARR(s, v));
-  return c->nomem ? NX_ENOMEM : 0;
+  return c->nomem ? NX_ENOMEM : c->too_big ? NX_EINVAL : 0;
 }
 
 /* After the rewind: of the fixed variables' flags as the trace left them,
@@ -395,6 +398,9 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
     c.gmap = nx__calloc((size_t)(s->nvars - W + 1), sizeof *c.gmap);
     c.seen = nx__calloc((size_t)W, sizeof *c.seen);
     rc = c.gmap && c.seen ? build(&c, &rec, T0, argv, n, res, nres) : NX_ENOMEM;
+    if (rc == NX_EINVAL)
+      snprintf(what, sizeof what, "the function made a dim or row beyond what a scheme holds (a concatenation of more "
+                                  "than 64 parts, a row flank of more than 256 dims or a total over more than 64 rows)");
     if (!rc && !(sc->text = nx__scheme_print(s, sc, W, argv, n, res, nres))) rc = NX_ENOMEM;
     sc->open_fixed = sc->nfixed_open > 0;
   }

@@ -271,6 +271,17 @@ static int bind_free(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n,
   return rc ? rc : nx_shape_add_dim_eq(s, nx_tensor_spec_dim(r[0], "c"), ctx, &O);
 }
 
+/* a concatenation of 65 parts: more than a scheme holds */
+static int big_concat(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  const nx_dim *parts[65];
+  (void)ctx, (void)n;
+  *nr = 1;
+  r[0] = a[0];
+  for (int i = 0; i < 65; i++) parts[i] = nx_dim_var(s, NULL);
+  int rc = nx_shape_add_dim_eq(s, nx_dim_concat(s, parts, 65), nx_dim_var(s, NULL), &O);
+  return rc ? rc : nx_shape_solve(s, 1);
+}
+
 static bool prefixed(const char *prefix, const char *part) {
   const char *m = nx_error_message();
   bool ok = !strncmp(m, prefix, strlen(prefix)) && strstr(m, part);
@@ -299,6 +310,8 @@ static void test_trace_errors(void) {
   rc = nx_scheme_trace(S, "set", 1, set_outside, (void *)nx_tensor_spec_dim(cap, "c"), &sc);
   CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme set: ", "set_dim on a capture reference made outside"),
         "set_dim on an outside capture");
+  rc = nx_scheme_trace(S, "big", 1, big_concat, NULL, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme big: ", "beyond what a scheme holds"), "too big");
   rc = nx_scheme_trace(S, "none", 1, no_result, NULL, &sc);
   CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme none: ", "returned 0 results"), "no result");
   CHECK(nx_scheme_trace(S, "", 1, residual, NULL, &sc) == NX_EINVAL && nx_scheme_trace(NULL, "x", 1, residual, NULL, &sc) == NX_EINVAL &&
