@@ -9,6 +9,7 @@
 #include "nx_dtype.h"
 #include "nx_layout.h"
 #include "nx_shape.h"
+#include "nx_scheme.h"
 #include "nx_rig.h"
 #include "nx_array.h"
 #include "nx_kernels.h"

@@ -45,6 +45,9 @@ typedef struct nx__cons {
 typedef struct { nx__cons *p; int n, cap; } nx__cvec;
 int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c); /* 0 or NX_ENOMEM */
 
+/* Not a constraint: the end of one solve's batch in a trace's record. */
+#define NX__C_BATCH_END 0xFF
+
 /* Results of a constraint step besides 0 and negative statuses. */
 #define NX__DEFER 1
 #define NX__KEEP 2

@@ -111,6 +111,8 @@ struct nx_shape_session {
      up to w_nlk and w_nlbs; 0 and -1 while no snapshot is live, so that a
      barrier costs one comparison then */
   int w_nvars, w_nlk, w_nlbs;
+  nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending, each solve's
+                    batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
 };
 
 /* Variable v of session s (v < s->nvars). */

@@ -409,6 +409,11 @@ static int drain(nx_shape_session *s, int stage) {
    variables changed, which are all that could decide differently. */
 int nx__shape_run(nx_shape_session *s, int stage) {
   s->stage = stage;
+  if (s->rec) { /* a trace records what it solves, batch by batch */
+    for (int i = 0; i < s->pending.n; i++)
+      if (nx__shape_cvec_push(s->rec, &s->pending.p[i])) return NX_ENOMEM;
+    if (s->pending.n && nx__shape_cvec_push(s->rec, &(nx__cons){.kind = NX__C_BATCH_END})) return NX_ENOMEM;
+  }
   if (s->queue.n == s->qhead) { /* the queue is empty: take the pending list whole */
     nx__cvec t = s->queue;
     s->queue = s->pending;

@@ -10,7 +10,6 @@
 
 static const char *kind_names[3] = {"batch", "input", "output"};
 
-/* A new tensor of three fresh open rows, listed in the session; NULL on out of memory. */
 /* The next tensor id (taken when take): an entered range's while it lasts,
    else the session's. */
 static int tensor_id(nx_shape_session *s, bool take) {
@@ -19,7 +18,9 @@ static int tensor_id(nx_shape_session *s, bool take) {
   return take ? ++s->next_tensor_id : s->next_tensor_id + 1;
 }
 
-static nx_tensor *node(nx_shape_session *s, const char *label) {
+/* A new tensor of three fresh open rows, listed in the session; NULL on out of
+   memory (tensor_internal.h). */
+nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label) {
   nx_tensor *t = nx__shape_alloc(s, sizeof *t);
   if (!t) return NULL;
   t->id = tensor_id(s, true);
@@ -37,7 +38,7 @@ static nx_tensor *node(nx_shape_session *s, const char *label) {
 static nx_tensor *op_node(nx_shape_session *s, const char *op) {
   char buf[96];
   snprintf(buf, sizeof buf, "%.60s#%d", op, tensor_id(s, false));
-  return node(s, buf);
+  return nx__shape_tensor_node(s, buf);
 }
 
 static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_tensor *l, int lk, const nx_tensor *r,
@@ -89,7 +90,7 @@ static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tenso
 
 static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_param, const char *const axes[3],
                 nx_tensor **out, nx_tensor **made) {
-  nx_tensor *t = node(s, label);
+  nx_tensor *t = nx__shape_tensor_node(s, label);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   t->is_param = is_param;
   for (int k = 0; k < 3; k++) {

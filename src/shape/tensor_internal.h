@@ -24,6 +24,11 @@ struct nx_tensor {
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
 };
 
+/* nx__shape_tensor_node(s, label) is a tensor with fresh open rows (row variables)
+   and no constraint, in s's tensors (closing closes its rows); label NULL
+   names it by its id. NULL if memory runs out. */
+nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label);
+
 /* A parsed spec: per operand (and the result, last), three rows. At-least
    constraints of fixed indices are added to the session's pending list. */
 typedef struct nx__spec {

@@ -140,6 +140,33 @@ static nx_tensor *const *api_tensors(void) {
   for (int i = 0; i < 8; i++) v[i] = api_tensor();
   return v;
 }
+/* A scheme and a tensor function of one argument, the identity. */
+static int api_identity(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)s, (void)n;
+  r[0] = a[0];
+  *nr = 1;
+  return 0;
+}
+static int api_identity_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
+                             int *nr) {
+  (void)o;
+  return api_identity(ctx, s, a, 1, r, nr);
+}
+static nx_scheme *api_scheme(void) {
+  static nx_scheme *sc;
+  if (!sc && nx_scheme_trace(api_session(), "identity", 1, api_identity, NULL, &sc)) api_die("nx_scheme_trace");
+  return sc;
+}
+static const nx_scheme_function *api_scheme_function(void) {
+  static const char *const names[1] = {"x"};
+  static const nx_scheme_function f = {"identity", 1, names, 0, NULL, true, api_identity_body, NULL};
+  return &f;
+}
+static nx_scheme_handle *api_scheme_handle(void) {
+  static nx_scheme_handle *h;
+  if (!h && nx_scheme_function_new(api_session(), api_scheme_function(), &h)) api_die("nx_scheme_function_new");
+  return h;
+}
 static const nx_shape_origin *api_origin(void) {
   static nx_shape_origin o;
   o.operation = "op";

@@ -12,6 +12,7 @@ py=${NX_VENV:-build/venv}/bin/python
 "$py" bench/rig/run.py "$build/bench/bench_rig"
 "$py" bench/array/run.py "$build/bench/bench_array"
 "$build/bench/bench_shape"
+"$build/bench/bench_scheme"
 python3 bench/kernels/run_cast.py "$build/bench/bench_cast"
 # The kernels and io benchmarks' peers (numpy, ml_dtypes, safetensors) from the project's virtual
 # environment where there is one.

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shape schemes against their peer, the body they stand for, measured in the
+   same run: a 50-operation function (ten blocks of compose with a shared
+   parameter, a bias made inside, relu, a residual add and a transpose pair)
+   applied to arguments in two fresh sessions side by side, by running its
+   body in one and instantiating its scheme in the other (traced there first,
+   timed apart), the applications alternating. It prints the medians and the ratios
+   body / instantiate (target >= 10) and trace / body (target <= 3), and
+   checks that the instantiated result closes to the body's shape. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../median.h"
+#include "nx_scheme.h"
+
+enum { BLOCKS = 10, ROUNDS = 41, APPS = 20 };
+
+static double now(void) {
+  struct timespec t;
+  timespec_get(&t, TIME_UTC);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* five operations a block, fifty in all */
+static int body(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *const *w = ctx, *h = a[0];
+  (void)n;
+  *nr = 1;
+  for (int i = 0; i < BLOCKS; i++) {
+    nx_tensor *y, *b, *z, *t;
+    int rc = nx_tensor_compose(s, w[i], h, &y);
+    if (!rc) rc = nx_tensor_param(s, "b", "", NULL, &b);
+    if (!rc) rc = nx_tensor_binary(s, "+", y, b, &z);
+    if (!rc) rc = nx_tensor_unary(s, "relu", z, &t);
+    if (!rc) rc = nx_tensor_binary(s, "+", t, y, &h);
+    if (rc) return rc;
+  }
+  r[0] = h;
+  return 0;
+}
+
+typedef struct {
+  nx_shape_session *s;
+  nx_tensor *w[BLOCKS], *x[APPS];
+} setup;
+
+static void make(setup *u) {
+  nx_shape_session_new(&u->s);
+  for (int i = 0; i < BLOCKS; i++) nx_tensor_param(u->s, "w", i ? "64" : "32", "64", &u->w[i]);
+  for (int j = 0; j < APPS; j++) nx_tensor_term(u->s, "x", "8", "", "32", &u->x[j]);
+}
+
+int main(void) {
+  double tb[ROUNDS], ti[ROUNDS], tt[ROUNDS];
+  char shape_b[64] = "", shape_i[64] = "";
+  int bad = 0;
+  for (int r = 0; r < ROUNDS; r++) {
+    /* two sessions side by side: the body's and the scheme's, their
+       applications alternating so that the machine's load hits both alike */
+    setup ub, us;
+    make(&ub);
+    make(&us);
+    nx_tensor *res[NX_SCHEME_MAX_RESULTS], *resi[NX_SCHEME_MAX_RESULTS];
+    int nr;
+    nx_scheme *sc = NULL;
+    double t0 = now();
+    bad |= nx_scheme_trace(us.s, "block", 1, body, us.w, &sc);
+    tt[r] = now() - t0;
+    double sb = 0, si = 0;
+    for (int j = 0; j < APPS; j++) {
+      t0 = now();
+      bad |= body(ub.w, ub.s, &ub.x[j], 1, res, &nr);
+      double t1 = now();
+      resi[0] = NULL;
+      bad |= nx_scheme_instantiate(us.s, sc, "x", &us.x[j], 1, resi, 1);
+      double t2 = now();
+      sb += t1 - t0, si += t2 - t1;
+    }
+    tb[r] = sb / APPS, ti[r] = si / APPS;
+    bad |= nx_shape_finish(ub.s) | nx_shape_finish(us.s);
+    nx_tensor_to_string(ub.s, res[0], NX_SHAPE_STYLE_SIZE, shape_b, sizeof shape_b);
+    nx_tensor_to_string(us.s, resi[0], NX_SHAPE_STYLE_SIZE, shape_i, sizeof shape_i);
+    nx_scheme_free(sc);
+    nx_shape_session_free(ub.s);
+    nx_shape_session_free(us.s);
+  }
+  if (bad || strcmp(shape_b, shape_i) || strcmp(shape_b, "8|64")) {
+    printf("bench_scheme: the instantiated result (%s) differs from the body's (%s), or a step failed\n", shape_i, shape_b);
+    return 1;
+  }
+  double b = median(tb, ROUNDS), i = median(ti, ROUNDS), t = median(tt, ROUNDS);
+  printf("shape schemes, a 50-operation function (median of %d rounds, %d applications each):\n", ROUNDS, APPS);
+  printf("  body run        %8.1f us\n", b * 1e6);
+  printf("  instantiate     %8.1f us   body / instantiate = %.2fx (target >= 10x)\n", i * 1e6, b / i);
+  printf("  trace           %8.1f us   trace / body = %.2fx (target <= 3x)\n", t * 1e6, t / b);
+  return 0;
+}

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* nx_scheme_instantiate: the scheme's record replayed for one application,
+   its generalized variables renamed to fresh ones, the fixed ones kept, the
+   tracing shapes made equal to the arguments' and the tensors the function
+   made made again (so that closing closes them as it would the body's),
+   then solved at stage 1 as an operation is. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scheme_internal.h"
+#include "../base/alloc.h"
+
+typedef struct {
+  nx_shape_session *s;
+  const nx_scheme *sc;
+  int *fresh;
+  const nx_dim **dims;
+  const nx_row **rows;
+  const nx__origin **origins;
+  const char **ops, **names; /* by string index: the session's copies, made on first use */
+  const char *prefix; /* "applying the shape scheme <label> to <application>: " */
+} inst;
+
+static int var_of(const inst *x, int code) { return code > 0 ? code : x->fresh[-code - 1]; }
+
+static const nx_dim *make_dim(inst *x, const nx__sdim *d) {
+  nx_shape_session *s = x->s;
+  switch (d->kind) {
+  case NX__D_SOLVED: return nx__shape_dim_solved(s, d->d, d->basis);
+  case NX__D_VAR: return nx__shape_dim_var(s, var_of(x, d->var));
+  case NX__D_AFFINE: {
+    nx_dim *a = nx__shape_alloc(s, sizeof *a);
+    if (!a) return NULL;
+    a->kind = NX__D_AFFINE;
+    a->use_padding = d->use_padding;
+    a->stride = d->stride, a->offset = d->offset, a->dilation = d->dilation;
+    a->over = x->dims[d->over];
+    a->kernel = d->kernel >= 0 ? x->dims[d->kernel] : NULL;
+    return a;
+  }
+  default: {
+    nx_dim *a = nx__shape_alloc(s, sizeof *a);
+    const nx_dim **parts = nx__shape_alloc(s, (size_t)d->nparts * sizeof *parts);
+    if (!a || !parts) return NULL;
+    for (int i = 0; i < d->nparts; i++) parts[i] = x->dims[x->sc->ints[d->parts + i]];
+    a->kind = NX__D_CONCAT;
+    a->nparts = d->nparts;
+    a->parts = parts;
+    return a;
+  }
+  }
+}
+
+static const nx_row *make_row(inst *x, const nx__srow *r) {
+  const nx_dim *beg[256], *dims[256];
+  for (int i = 0; i < r->nbeg; i++) beg[i] = x->dims[x->sc->ints[r->beg + i]];
+  for (int i = 0; i < r->ndims; i++) dims[i] = x->dims[x->sc->ints[r->dims + i]];
+  if (!r->nbeg && !r->ndims && r->var) return nx__shape_row_of_var(x->s, var_of(x, r->var));
+  return nx__shape_row_new(x->s, beg, r->nbeg, dims, r->ndims, r->var ? var_of(x, r->var) : 0);
+}
+
+/* The session's copy of scheme string i: an operation carries the
+   application's prefix. */
+static const char *op_str(inst *x, int i) {
+  if (i < 0) return x->prefix; /* no operation: the application names it */
+  if (x->ops[i]) return x->ops[i];
+  size_t n = strlen(x->prefix) + strlen(x->sc->strs[i]) + 1;
+  char *op = nx__shape_alloc(x->s, n);
+  if (op) snprintf(op, n, "%s%s", x->prefix, x->sc->strs[i]);
+  return x->ops[i] = op;
+}
+
+static const char *name_str(inst *x, int i) {
+  if (i < 0) return "?";
+  return x->names[i] ? x->names[i] : (x->names[i] = nx__shape_strdup(x->s, x->sc->strs[i]));
+}
+
+static const nx__origin *make_origin(inst *x, const nx__sorigin *o) {
+  nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
+  if (!y) return NULL;
+  y->operation = op_str(x, o->operation);
+  y->lhs_name = name_str(x, o->lhs);
+  y->rhs_name = name_str(x, o->rhs);
+  y->lhs_kind = o->lk;
+  y->rhs_kind = o->rk;
+  return y->operation && y->lhs_name && y->rhs_name ? y : NULL;
+}
+
+/* An origin of the application's own (an argument's or a result's binding). */
+static const nx__origin *own_origin(inst *x, const char *operation, const char *lhs, const char *rhs, int k) {
+  nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
+  if (!y) return NULL;
+  size_t n = strlen(x->prefix) + strlen(operation) + 1;
+  char *op = nx__shape_alloc(x->s, n);
+  if (op) snprintf(op, n, "%s%s", x->prefix, operation);
+  y->operation = op;
+  y->lhs_name = nx__shape_strdup(x->s, lhs);
+  y->rhs_name = nx__shape_strdup(x->s, rhs);
+  y->lhs_kind = y->rhs_kind = (signed char)k;
+  return op && y->lhs_name && y->rhs_name ? y : NULL;
+}
+
+/* A made tensor again: its label keeps the operation and takes a new id. */
+static nx_tensor *make_tensor(inst *x, const nx__stensor *t) {
+  nx_shape_session *s = x->s;
+  nx_tensor *u = nx__shape_alloc(s, sizeof *u);
+  if (!u) return NULL;
+  u->id = ++s->next_tensor_id;
+  const char *hash = strrchr(t->label, '#');
+  char buf[128];
+  if (hash) snprintf(buf, sizeof buf, "%.*s#%d", (int)(hash - t->label < 100 ? hash - t->label : 100), t->label, u->id);
+  else snprintf(buf, sizeof buf, "%.120s", t->label);
+  u->label = nx__shape_strdup(s, buf);
+  for (int k = 0; k < 3; k++) u->rows[k] = x->rows[t->rows[k]];
+  u->is_param = t->is_param;
+  if (!u->label || nx__shape_pvec_push(&s->tensors, u)) return NULL;
+  return u;
+}
+
+static int push(inst *x, nx__cons c) { return nx__shape_push(x->s, &x->s->pending, &c); }
+
+static int replay(inst *x, const nx__scons *k) {
+  const nx_scheme *sc = x->sc;
+  nx__cons c = {.kind = k->kind, .is_param = k->is_param, .nrows = k->nrows};
+  c.o = k->origin >= 0 ? x->origins[k->origin] : NULL;
+  switch (k->kind) {
+  case NX__C_DIM_EQ:
+  case NX__C_DIM_INEQ: c.d1 = x->dims[k->a], c.d2 = x->dims[k->b]; break;
+  case NX__C_AT_LEAST: c.d1 = x->dims[k->a], c.n = k->n; break;
+  case NX__C_TERM_DIM: c.d1 = x->dims[k->a]; break;
+  case NX__C_TOTAL:
+  case NX__C_EXACT: {
+    const nx_row **rows = nx__shape_alloc(x->s, (size_t)(k->nrows ? k->nrows : 1) * sizeof *rows);
+    if (!rows) return NX_ENOMEM;
+    for (int i = 0; i < k->nrows; i++) rows[i] = x->rows[sc->ints[k->rows + i]];
+    c.rows = rows;
+    if (k->kind == NX__C_TOTAL) c.n = k->n;
+    else c.ex = x->rows[k->b];
+    break;
+  }
+  case NX__C_ROW_EQ:
+  case NX__C_ROW_INEQ: c.r1 = x->rows[k->a], c.r2 = x->rows[k->b]; break;
+  default: c.r1 = x->rows[k->a]; break;
+  }
+  return push(x, c);
+}
+
+/* The scheme reads a fixed variable that was open at the trace and that a
+   closing since left open: no shape holds it, so its state is gone. */
+bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
+  if (!sc->open_fixed || !sc->traced_open || s->stage <= 1) return false;
+  for (int i = 0; i < sc->nfixed_open; i++) {
+    int v = sc->fixed_open[i];
+    if (NX__VARR(s, v)->is_row ? nx__shape_rsub(s, nx__shape_row_of_var(s, v))->var != 0
+                              : nx__shape_dsub(s, nx__shape_dim_var(s, v))->kind != NX__D_SOLVED)
+      return true;
+  }
+  return false;
+}
+
+static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, nx_tensor **made) {
+  const nx_scheme *sc = x->sc;
+  nx_shape_session *s = x->s;
+  for (int k = 0; k < sc->ngen; k++) {
+    int v = nx__shape_new_var(s, sc->gen[k].is_row, sc->gen[k].name);
+    if (v < 0) return NX_ENOMEM;
+    x->fresh[k] = v;
+    nx__scheme_set_flags(NX__VAR(s, v), sc->gen[k].flags);
+  }
+  for (int i = 0; i < sc->nflags; i++) nx__scheme_set_flags(NX__VAR(s, sc->flags[i].var), sc->flags[i].flags);
+  for (int i = 0; i < sc->ndims; i++)
+    if (!(x->dims[i] = make_dim(x, &sc->dims[i]))) return NX_ENOMEM;
+  for (int i = 0; i < sc->nrows; i++)
+    if (!(x->rows[i] = make_row(x, &sc->rows[i]))) return NX_ENOMEM;
+  for (int i = 0; i < sc->norigins; i++)
+    if (!(x->origins[i] = make_origin(x, &sc->origins[i]))) return NX_ENOMEM;
+  for (int i = 0; i < sc->ntensors; i++)
+    if (!(made[i] = make_tensor(x, &sc->tensors[i]))) return NX_ENOMEM;
+  for (int i = 0; i < sc->arity; i++)
+    for (int k = 0; k < 3; k++) {
+      /* the tracing row first: its variable is the one bound, as if the body had the argument itself */
+      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = x->rows[sc->args[i][k]], .r2 = args[i]->rows[k],
+                    .o = own_origin(x, "argument", args[i]->label, "tracing shape", k)};
+      if (!c.o || push(x, c)) return NX_ENOMEM;
+    }
+  /* solved batch by batch, as the body's operations solved them */
+  int rc0 = nx__shape_run(s, 1);
+  if (rc0) return rc0;
+  for (int i = 0; i < sc->ncons; i++) {
+    int rc = sc->cons[i].kind == NX__C_BATCH_END ? nx__shape_run(s, 1) : replay(x, &sc->cons[i]);
+    if (!rc && sc->cons[i].kind == NX__C_BATCH_END) rc = nx__shape_subst_error(s, NULL);
+    if (rc) return rc;
+  }
+  for (int j = 0; j < sc->nres; j++) {
+    const nx__sresult *r = &sc->results[j];
+    nx_tensor *own = r->made >= 0 ? made[r->made] : r->arg >= 0 ? args[r->arg] : r->outside;
+    if (!results[j]) {
+      results[j] = own;
+      continue;
+    }
+    for (int k = 0; k < 3; k++) {
+      nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = results[j]->rows[k], .r2 = x->rows[sc->res_rows[j][k]],
+                    .o = own_origin(x, "result", results[j]->label, own->label, k)};
+      if (!c.o || push(x, c)) return NX_ENOMEM;
+    }
+  }
+  return 0;
+}
+
+static void application_name(nx_tensor *const *args, int n, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && len < cap; i++) {
+    int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", args[i]->label);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *application,
+                          nx_tensor *const *args, int nargs, nx_tensor **results, int nres) {
+  if (!s || !sc || (!args && nargs) || !results) return nx__fail(NX_EINVAL, "nx_scheme_instantiate: NULL argument");
+  if (nargs != sc->arity || nres != sc->nres)
+    return nx__fail(NX_EINVAL, "nx_scheme_instantiate: the scheme %s takes %d arguments and gives %d results, not %d and %d",
+                    sc->label, sc->arity, sc->nres, nargs, nres);
+  for (int i = 0; i < nargs; i++)
+    if (!args[i]) return nx__fail(NX_EINVAL, "nx_scheme_instantiate: argument %d is NULL", i + 1);
+  if (sc->session != s)
+    return nx__fail(NX_EINVAL, "nx_scheme_instantiate: the scheme %s was traced in another session", sc->label);
+  char app[512];
+  if (application) snprintf(app, sizeof app, "%s", application);
+  else application_name(args, nargs, app, sizeof app);
+  if (s->tainted)
+    return nx__fail(NX_EINVAL, "applying the shape scheme %s to %s: the session is tainted by an earlier shape error: %s",
+                    sc->label, app, s->taint);
+  if (nx__scheme_stale(sc, s))
+    return nx__fail(NX_EINVAL,
+                    "applying the shape scheme %s to %s: the scheme depends on open state that a closing since discarded: trace again",
+                    sc->label, app);
+  int64_t t0 = nx__scheme_now_ns();
+  char prefix[700];
+  snprintf(prefix, sizeof prefix, "applying the shape scheme %s to %s: ", sc->label, app);
+  inst x = {.s = s, .sc = sc, .prefix = prefix};
+  x.fresh = nx__malloc((size_t)(sc->ngen + 1) * sizeof *x.fresh);
+  x.dims = nx__malloc((size_t)(sc->ndims + 1) * sizeof *x.dims);
+  x.rows = nx__malloc((size_t)(sc->nrows + 1) * sizeof *x.rows);
+  x.origins = nx__malloc((size_t)(sc->norigins + 1) * sizeof *x.origins);
+  x.ops = nx__calloc((size_t)(sc->nstrs + 1), sizeof *x.ops);
+  x.names = nx__calloc((size_t)(sc->nstrs + 1), sizeof *x.names);
+  nx_tensor **made = nx__malloc((size_t)(sc->ntensors + 1) * sizeof *made);
+  nx_tensor *out[NX_SCHEME_MAX_RESULTS];
+  for (int j = 0; j < nres; j++) out[j] = results[j];
+  int rc = x.fresh && x.dims && x.rows && x.origins && x.ops && x.names && made ? build_and_push(&x, args, out, made)
+                                                                                 : NX_ENOMEM;
+  nx__free(x.ops);
+  nx__free(x.names);
+  nx__free(x.fresh);
+  nx__free(x.dims);
+  nx__free(x.rows);
+  nx__free(x.origins);
+  nx__free(made);
+  if (!rc) rc = nx__shape_run(s, 1);
+  if (!rc) rc = nx__shape_subst_error(s, NULL);
+  if (rc) {
+    if (rc == NX_ENOMEM) return nx__fail(NX_ENOMEM, "%sout of memory", prefix);
+    s->tainted = true; /* as a failed construction taints it */
+    snprintf(s->taint, sizeof s->taint, "%.200s%.300s", prefix, s->err);
+    return nx__fail(NX_EINVAL, "%s%s", prefix, s->err);
+  }
+  for (int j = 0; j < nres; j++) results[j] = out[j];
+  nx__scheme_count(1, sc->ncons, nx__scheme_now_ns() - t0);
+  return 0;
+}

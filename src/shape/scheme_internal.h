@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal: a shape scheme as stored, apart from any session's memory.
+
+   A trace records every constraint the function's operations registered
+   (what each stage-1 solve took from the pending list), the flags they set
+   on variables directly, and the tensors they made. Dims and rows are
+   copied into the scheme's own tables, a variable named by a code: a
+   variable made before the trace (fixed, '_a) by its session id (> 0), a
+   variable made by the trace (generalized, 'a) by -(k + 1), k its index
+   among the scheme's generalized variables. An application replays the
+   record with fresh variables for the generalized ones: exactly the
+   constraints inlining the body registers. */
+#ifndef NX_SHAPE_SCHEME_INTERNAL_H
+#define NX_SHAPE_SCHEME_INTERNAL_H
+
+#include "tensor_internal.h"
+#include "nx_scheme.h"
+
+/* ---- The rewind ---- */
+/* A trace and a check run inside a snapshot of the session
+   (nx_shape_snapshot_take), restored after: nothing they did remains, and
+   the next ids are the ones they started from. These wrap the snapshot
+   calls; take is NULL when memory runs out. */
+static inline nx_shape_snapshot *nx__rewind_take(nx_shape_session *s) {
+  nx_shape_snapshot *w = NULL;
+  return nx_shape_snapshot_take(s, &w) ? NULL : w;
+}
+static inline void nx__rewind_restore(nx_shape_session *s, nx_shape_snapshot *w) { (void)nx_shape_snapshot_restore(s, w); }
+static inline void nx__rewind_free(nx_shape_snapshot *w) { nx_shape_snapshot_free(w); }
+
+/* ---- The stored form ---- */
+typedef struct nx__sdim {
+  signed char kind; /* NX__D_* */
+  bool use_padding;
+  int var;          /* var: its code */
+  int64_t d, stride, offset, dilation;
+  const char *basis;
+  int over, kernel; /* affine: dim indices (kernel -1: none) */
+  int nparts, parts; /* concat: parts at ints[parts..] */
+} nx__sdim;
+
+typedef struct nx__srow {
+  int nbeg, ndims, beg, dims; /* dim indices at ints[beg..], ints[dims..] */
+  int var;                    /* a code, 0: closed */
+} nx__srow;
+
+typedef struct nx__scons {
+  unsigned char kind; /* NX__C_* */
+  bool is_param;
+  int nrows;
+  int a, b;   /* dims or rows by kind; exact: b the dims as a closed row */
+  int rows;   /* total, exact: row indices at ints[rows..] */
+  int64_t n;  /* at least, total */
+  int origin; /* index into origins, -1: none */
+} nx__scons;
+
+/* An origin: its strings by index into the scheme's strs (-1: none), so
+   that an application copies each distinct string into the session once. */
+typedef struct nx__sorigin {
+  int operation, lhs, rhs;
+  signed char lk, rk;
+} nx__sorigin;
+
+/* A generalized variable: a row or dim variable, its name, its flags at
+   the end of the trace (bit i: is_param, safe_to_guess, in_pointwise,
+   in_spec, hidden_param). */
+typedef struct nx__sgen {
+  bool is_row;
+  unsigned char flags;
+  const char *name;
+} nx__sgen;
+
+/* A fixed variable whose flags the trace raised. */
+typedef struct nx__sflag {
+  int var;
+  unsigned char flags;
+} nx__sflag;
+
+/* A tensor the function made: its rows, in the order it made them. */
+typedef struct nx__stensor {
+  const char *label;
+  int rows[3];
+  bool is_param;
+} nx__stensor;
+
+/* Where a result comes from: a tensor the function made (its index), a
+   tracing argument, or a tensor made before the trace. */
+typedef struct nx__sresult {
+  int made, arg; /* -1 when not that */
+  nx_tensor *outside;
+} nx__sresult;
+
+struct nx_scheme {
+  char *label;
+  int arity, nres;
+  char *text; /* to_string's */
+  const nx_shape_session *session;
+  bool open_fixed;  /* the scheme reads a fixed variable open at the trace */
+  bool traced_open; /* the session had not been closed at the trace */
+  nx__sdim *dims;
+  int ndims, capdims;
+  nx__srow *rows;
+  int nrows, caprows;
+  int *ints;
+  int nints, capints;
+  nx__scons *cons;
+  int ncons, capcons;
+  nx__sorigin *origins;
+  int norigins, caporigins;
+  const char **strs; /* the origins' strings, each once */
+  int nstrs, capstrs;
+  nx__sgen *gen;
+  int ngen, capgen;
+  nx__sflag *flags;
+  int nflags, capflags;
+  nx__stensor *tensors;
+  int ntensors, captensors;
+  int (*args)[3];      /* the tracing tensors' rows */
+  nx__sresult *results;
+  int (*res_rows)[3];  /* the results' rows */
+  int *fixed_open;     /* the fixed variables open at the trace */
+  int nfixed_open, capfixed_open;
+  struct nx__spool *strings;
+};
+
+/* The scheme's own copy of a string (NULL stays NULL). */
+const char *nx__scheme_str(nx_scheme *sc, const char *str);
+/* Grows a scheme table to hold one more element; -1 if memory runs out. */
+int nx__scheme_grow(void **p, int *cap, int n, size_t elem);
+#define NX__SGROW(sc, field, nfield, capfield) \
+  nx__scheme_grow((void **)&(sc)->field, &(sc)->capfield, (sc)->nfield, sizeof *(sc)->field)
+
+/* Flags of variable e as one byte (see nx__sgen). */
+unsigned char nx__scheme_var_flags(const nx__var *e);
+void nx__scheme_set_flags(nx__var *e, unsigned char flags);
+
+/* nx_scheme_trace, saying in *carry why a failed trace is one a scheme
+   cannot carry (one of the reasons below), or NULL for a shape error (or
+   a bad argument, or out of memory). */
+int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme_fn f, void *ctx, nx_scheme **out,
+                        const char **carry);
+extern const char *const nx__scheme_reason_force, *const nx__scheme_reason_set, *const nx__scheme_reason_tracers;
+
+/* Whether an application would be refused for open state a closing since
+   discarded (scheme_apply.c): the scheme is stale, trace again. */
+bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s);
+
+/* scheme_print.c: to_string's text from the trace's solved session, before
+   the rewind; W is the first variable id the trace made. NULL if memory
+   runs out. */
+char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tensor *const *args, int n,
+                       nx_tensor *const *results, int nres);
+
+/* scheme_stats.c: the process-wide statistics. */
+void nx__scheme_count(int kind, int64_t constraints, int64_t ns); /* kind: 0 trace, 1 inst, 2 check, 3 body */
+int64_t nx__scheme_now_ns(void);
+
+#endif

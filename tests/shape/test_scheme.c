@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shape schemes (nx_scheme.h): the printed form of four blocks, every error
+   prefix, the value restriction, capture references, and that a trace
+   leaves the session as it was. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "nx_scheme.h"
+
+static nx_shape_session *S;
+
+static const char *text(const nx_scheme *sc) {
+  static char buf[4096];
+  int n = nx_scheme_to_string(sc, buf, sizeof buf);
+  return n < 0 ? "<error>" : buf;
+}
+
+static nx_tensor *term(const char *label, const char *b, const char *i, const char *o) {
+  nx_tensor *t = NULL;
+  int rc = nx_tensor_term(S, label, b, i, o, &t);
+  CHECK(rc == 0, "term %s: %s", label, nx_error_message());
+  return t;
+}
+
+static nx_tensor *param(const char *label, const char *i, const char *o) {
+  nx_tensor *t = NULL;
+  int rc = nx_tensor_param(S, label, i, o, &t);
+  CHECK(rc == 0, "param %s: %s", label, nx_error_message());
+  return t;
+}
+
+/* ---- the blocks ---- */
+
+typedef struct { nx_tensor *w, *b; } shared2;
+
+/* w * x + b, w and b made before the trace */
+static int linear(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  const shared2 *p = ctx;
+  nx_tensor *h;
+  (void)n;
+  *nr = 1;
+  int rc = nx_tensor_compose(s, p->w, a[0], &h);
+  return rc ? rc : nx_tensor_binary(s, "+", h, p->b, &r[0]);
+}
+
+/* relu(w * x + b) with w shared and b made inside (fresh per application) */
+static int mlp(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  const shared2 *p = ctx;
+  nx_tensor *h, *b, *z;
+  (void)n;
+  *nr = 1;
+  int rc = nx_tensor_compose(s, p->w, a[0], &h);
+  if (!rc) rc = nx_tensor_param(s, "b", "", NULL, &b);
+  if (!rc) rc = nx_tensor_binary(s, "+", h, b, &z);
+  return rc ? rc : nx_tensor_unary(s, "relu", z, &r[0]);
+}
+
+/* x + relu(x) */
+static int residual(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_unary(s, "relu", a[0], &h);
+  return rc ? rc : nx_tensor_binary(s, "+", a[0], h, &r[0]);
+}
+
+/* softmax-free attention: (q k^T) v over a shared batch */
+static int attention(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *scores;
+  (void)ctx, (void)n;
+  *nr = 1;
+  nx_tensor *qk[2] = {a[0], a[1]};
+  int rc = nx_tensor_einsum(s, "...|q,d; ...|k,d => ...|q,k", qk, 2, &scores);
+  nx_tensor *sv[2] = {scores, a[2]};
+  return rc ? rc : nx_tensor_einsum(s, "...|q,k; ...|k,e => ...|q,e", sv, 2, &r[0]);
+}
+
+/* sum over the last output axis of a + b: the summed axis has no lower
+   bound and two upper bounds, so it stays ('j) */
+static int sum_ab(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_binary(s, "+", a[0], a[1], &h);
+  return rc ? rc : nx_tensor_einsum(s, "...|...->...a => ...|...->...", &h, 1, &r[0]);
+}
+
+/* five relus: the chain's four intermediates are eliminated */
+static int chain(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h = a[0];
+  (void)ctx, (void)n;
+  *nr = 1;
+  for (int i = 0; i < 5; i++) {
+    int rc = nx_tensor_unary(s, "relu", h, &h);
+    if (rc) return rc;
+  }
+  r[0] = h;
+  return 0;
+}
+
+/* an intermediate dim below two of the result's axes: with no lower bound
+   it stays, as the one per-application variable both are above; with one
+   (ctx non-NULL: 3 below it) it is eliminated */
+static int below_two(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  int rc = nx_tensor_einsum(s, "...|...->p,q => ...|...->p,q", a, 1, &r[0]);
+  const nx_dim *x = nx_dim_var(s, "x");
+  if (!rc) rc = nx_shape_add_dim_ineq(s, x, nx_tensor_spec_dim(r[0], "p"), &O);
+  if (!rc) rc = nx_shape_add_dim_ineq(s, x, nx_tensor_spec_dim(r[0], "q"), &O);
+  if (!rc && ctx) rc = nx_shape_add_dim_ineq(s, dd(s, 3), x, &O);
+  return rc ? rc : nx_shape_solve(s, 1);
+}
+
+static nx_scheme *trace(const char *label, int n, nx_scheme_fn f, void *ctx) {
+  nx_scheme *sc = NULL;
+  int rc = nx_scheme_trace(S, label, n, f, ctx, &sc);
+  CHECK(rc == 0 && sc, "trace %s: %s", label, nx_error_message());
+  return sc;
+}
+
+static void test_printed(void) {
+  nx_shape_session_new(&S);
+  shared2 lin = {param("w", NULL, "10"), param("b", "", "10")};
+  nx_scheme *sc = trace("linear", 1, linear, &lin);
+  CHECK(!strcmp(text(sc), "linear : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..,10\n"
+                          "  ..'_a.. \xe2\x8a\x91 ..'c..\n"
+                          "  ..'d.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'e.. \xe2\x8a\x91 ..'b.."),
+        "linear: %s", text(sc));
+  CHECK(!strcmp(nx_scheme_label(sc), "linear") && nx_scheme_arity(sc) == 1 && nx_scheme_num_results(sc) == 1,
+        "linear's label and counts");
+  char small[8];
+  int full = nx_scheme_to_string(sc, small, sizeof small);
+  CHECK(full == (int)strlen(text(sc)) && !strcmp(small, "linear "), "to_string cut to fit: %d '%s'", full, small);
+  nx_scheme_free(sc);
+
+  shared2 m = {param("w1", NULL, "64"), NULL};
+  sc = trace("mlp", 1, mlp, &m);
+  CHECK(!strcmp(text(sc), "mlp : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..,64\n"
+                          "  ..'_a.. \xe2\x8a\x91 ..'c..\n"
+                          "  ..'d.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'e.. \xe2\x8a\x91 ..'b.."),
+        "mlp: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("residual", 1, residual, NULL);
+  CHECK(!strcmp(text(sc), "residual : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..\n"
+                          "  ..'d.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'e.. \xe2\x8a\x91 ..'b..\n"
+                          "  ..'f.. \xe2\x8a\x91 ..'c.."),
+        "residual: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("sum", 2, sum_ab, NULL);
+  CHECK(!strcmp(text(sc), "sum : ..'a..|..'b..->..'c.., ..'d..|..'e..->..'f.. => ..'g..|..'h..->..'i..\n"
+                          "  ..'g.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'g.. \xe2\x8a\x91 ..'d..\n"
+                          "  ..'h.. \xe2\x8a\x91 ..'b..\n"
+                          "  ..'h.. \xe2\x8a\x91 ..'e..\n"
+                          "  ..'i..,'j \xe2\x8a\x91 ..'c..\n"
+                          "  ..'i..,'j \xe2\x8a\x91 ..'f.."),
+        "sum: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("chain", 1, chain, NULL);
+  CHECK(!strcmp(text(sc), "chain : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..\n"
+                          "  ..'d.. \xe2\x8a\x91 ..'a..\n"
+                          "  ..'e.. \xe2\x8a\x91 ..'b..\n"
+                          "  ..'f.. \xe2\x8a\x91 ..'c.."),
+        "chain: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("hidden", 1, below_two, NULL);
+  CHECK(!strcmp(text(sc), "hidden : ..'a..|..'b..->'c,'d => ..'a..|..'b..->'c,'d\n"
+                          "  'e \xe2\x8a\x91 'c\n"
+                          "  'e \xe2\x8a\x91 'd"),
+        "hidden: %s", text(sc));
+  nx_scheme_free(sc);
+  sc = trace("bounded", 1, below_two, (void *)1);
+  CHECK(!strcmp(text(sc), "bounded : ..'a..|..'b..->'c,'d => ..'a..|..'b..->'c,'d\n"
+                          "  3 \xe2\x8a\x91 'c\n"
+                          "  3 \xe2\x8a\x91 'd"),
+        "bounded: %s", text(sc));
+  nx_scheme_free(sc);
+
+  sc = trace("attention", 3, attention, NULL);
+  CHECK(!strcmp(text(sc), "attention : ..'a..|()->'b,'c, ..'a..|()->'d,'c, ..'a..|()->'d,'e => ..'a..|()->'b,'e"),
+        "attention: %s", text(sc));
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
+/* An applied scheme closes as the body does: the linear layer on a batch. */
+static void test_applied(void) {
+  nx_shape_session_new(&S);
+  shared2 lin = {param("w", NULL, "10"), param("b", "", "10")};
+  nx_scheme *sc = trace("linear", 1, linear, &lin);
+  nx_tensor *x = term("x", "32", "", "784"), *y = NULL;
+  int rc = nx_scheme_instantiate(S, sc, NULL, &x, 1, &y, 1);
+  CHECK(rc == 0 && y, "instantiate: %s", nx_error_message());
+  rc = nx_shape_finish(S);
+  CHECK(rc == 0, "finish: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(S, y, NX_SHAPE_STYLE_SIZE), "32|10"), "y: %s", shape_str(S, y, NX_SHAPE_STYLE_SIZE));
+  CHECK(!strcmp(shape_str(S, lin.w, NX_SHAPE_STYLE_SIZE), "784->10"), "w: %s", shape_str(S, lin.w, NX_SHAPE_STYLE_SIZE));
+  /* a result given by the caller is related, not replaced */
+  nx_tensor *x2 = term("x2", "8", "", "784"), *given = term("given", NULL, NULL, NULL), *y2 = given;
+  CHECK(nx_scheme_instantiate(S, sc, "x2 again", &x2, 1, &y2, 1) == 0 && y2 == given, "given result: %s", nx_error_message());
+  CHECK(nx_shape_finish(S) == 0, "finish 2: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(S, given, NX_SHAPE_STYLE_SIZE), "8|10"), "given: %s", shape_str(S, given, NX_SHAPE_STYLE_SIZE));
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
+/* ---- errors ---- */
+
+static int add_shared(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor **p = ctx;
+  (void)a, (void)n;
+  *nr = 1;
+  return nx_tensor_binary(s, "+", p[0], p[1], &r[0]);
+}
+
+static int trailing(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  *nr = 1;
+  r[0] = a[0];
+  return nx_shape_add_dim_eq(s, dd(s, 3), dd(s, 4), &O); /* left for the end-of-trace check */
+}
+
+static int forcing(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_unary(s, "relu", a[0], &r[0]);
+  return rc ? rc : nx_shape_finish(s);
+}
+
+static int set_outside(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  int rc = nx_tensor_unary(s, "relu", a[0], &r[0]);
+  return rc ? rc : nx_tensor_set_dim(s, ctx, 5);
+}
+
+static int no_result(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)s, (void)a, (void)n, (void)r;
+  *nr = 0;
+  return 0;
+}
+
+static int add2(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  *nr = 1;
+  return nx_tensor_binary(s, "+", a[0], a[1], &r[0]);
+}
+
+static int hidden_param(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *p;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_param(s, "p", NULL, NULL, &p); /* nothing says its output: closing fails */
+  return rc ? rc : nx_tensor_compose(s, p, a[0], &r[0]);
+}
+
+static int bind_free(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  int rc = nx_tensor_einsum(s, "...|...->...c => ...|...->...c", a, 1, &r[0]);
+  return rc ? rc : nx_shape_add_dim_eq(s, nx_tensor_spec_dim(r[0], "c"), ctx, &O);
+}
+
+/* a concatenation of 65 parts: more than a scheme holds */
+static int big_concat(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  const nx_dim *parts[65];
+  (void)ctx, (void)n;
+  *nr = 1;
+  r[0] = a[0];
+  for (int i = 0; i < 65; i++) parts[i] = nx_dim_var(s, NULL);
+  int rc = nx_shape_add_dim_eq(s, nx_dim_concat(s, parts, 65), nx_dim_var(s, NULL), &O);
+  return rc ? rc : nx_shape_solve(s, 1);
+}
+
+static bool prefixed(const char *prefix, const char *part) {
+  const char *m = nx_error_message();
+  bool ok = !strncmp(m, prefix, strlen(prefix)) && strstr(m, part);
+  if (!ok) fprintf(stderr, "message: %s\n", m);
+  return ok;
+}
+
+static void test_trace_errors(void) {
+  nx_shape_session_new(&S);
+  nx_tensor *p[2] = {param("p3", "", "3"), param("p4", "", "4")};
+  nx_scheme *sc = (nx_scheme *)1;
+  int rc = nx_scheme_trace(S, "bad", 1, add_shared, p, &sc);
+  CHECK(rc == NX_EINVAL && sc == (nx_scheme *)1, "a shape error in f fails the trace");
+  CHECK(prefixed("tracing the shape scheme bad: nx_tensor_binary: ", "solved dimensions for axis: mismatch"), "prefix");
+  /* the rewind also undid the taint */
+  nx_tensor *ok;
+  CHECK(nx_tensor_unary(S, "relu", p[0], &ok) == 0, "session not tainted after a failed trace: %s", nx_error_message());
+
+  rc = nx_scheme_trace(S, "late", 1, trailing, NULL, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme late: ", "solved dimensions for axis: mismatch"),
+        "end-of-trace check");
+  rc = nx_scheme_trace(S, "force", 1, forcing, NULL, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme force: ", "forces dims"), "forcing");
+  nx_tensor *outside = term("outside", NULL, NULL, NULL), *cap;
+  CHECK(nx_tensor_einsum(S, "...|...->...c => ...|...->...c", &outside, 1, &cap) == 0, "capture: %s", nx_error_message());
+  rc = nx_scheme_trace(S, "set", 1, set_outside, (void *)nx_tensor_spec_dim(cap, "c"), &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme set: ", "set_dim on a capture reference made outside"),
+        "set_dim on an outside capture");
+  rc = nx_scheme_trace(S, "big", 1, big_concat, NULL, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme big: ", "beyond what a scheme holds"), "too big");
+  rc = nx_scheme_trace(S, "none", 1, no_result, NULL, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme none: ", "returned 0 results"), "no result");
+  CHECK(nx_scheme_trace(S, "", 1, residual, NULL, &sc) == NX_EINVAL && nx_scheme_trace(NULL, "x", 1, residual, NULL, &sc) == NX_EINVAL &&
+            nx_scheme_trace(S, "x", -1, residual, NULL, &sc) == NX_EINVAL,
+        "bad arguments");
+  CHECK(nx_scheme_label(NULL) == NULL && nx_scheme_arity(NULL) == -1 && nx_scheme_to_string(NULL, NULL, 0) == -1,
+        "NULL scheme");
+  nx_shape_session_free(S);
+}
+
+static void test_apply_errors(void) {
+  nx_shape_session_new(&S);
+  nx_scheme *sc = trace("add", 2, add2, NULL);
+  nx_tensor *args[2] = {term("x", "", "", "3"), term("y", "", "", "4")}, *r = NULL;
+  int rc = nx_scheme_instantiate(S, sc, NULL, args, 2, &r, 1);
+  CHECK(rc == NX_EINVAL && prefixed("applying the shape scheme add to x, y: ", "solved dimensions for axis: mismatch"),
+        "argument-dependent error");
+  nx_tensor *t;
+  CHECK(nx_tensor_unary(S, "relu", args[0], &t) == NX_EINVAL && strstr(nx_error_message(), "applying the shape scheme add to x, y: "),
+        "the failed application taints the session: %s", nx_error_message());
+  CHECK(nx_scheme_instantiate(S, sc, NULL, args, 1, &r, 1) == NX_EINVAL && nx_scheme_instantiate(S, NULL, NULL, args, 2, &r, 1) == NX_EINVAL,
+        "bad arguments");
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+
+  /* a failure at closing names the application too */
+  nx_shape_session_new(&S);
+  sc = trace("hid", 1, hidden_param, NULL);
+  nx_tensor *x = term("x", "", "", "3");
+  CHECK(nx_scheme_instantiate(S, sc, "the x", &x, 1, &r, 1) == 0, "instantiate: %s", nx_error_message());
+  rc = nx_shape_finish(S);
+  CHECK(rc == NX_EINVAL && strstr(nx_error_message(), "You forgot to specify the hidden dimension") &&
+            strstr(nx_error_message(), "applying the shape scheme hid to the x: "),
+        "closing names the application: %s", nx_error_message());
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+
+  /* open state a closing discarded: refused, trace again */
+  nx_shape_session_new(&S);
+  const nx_dim *free_dim = nx_dim_var(S, "free");
+  sc = trace("g", 1, bind_free, (void *)free_dim);
+  x = term("x", "", "", "3");
+  CHECK(nx_shape_finish(S) == 0, "finish: %s", nx_error_message());
+  r = NULL;
+  rc = nx_scheme_instantiate(S, sc, NULL, &x, 1, &r, 1);
+  CHECK(rc == NX_EINVAL && prefixed("applying the shape scheme g to x: ", "trace again"), "open state after closing");
+  nx_scheme_free(sc);
+  sc = trace("g", 1, bind_free, (void *)free_dim);
+  r = NULL;
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x, 1, &r, 1) == 0, "traced again: %s", nx_error_message());
+  CHECK(val(S, free_dim) == 3, "the application binds the outside variable: %lld", (long long)val(S, free_dim));
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
+/* ---- value restriction and captures ---- */
+
+static int lin_w(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  return nx_tensor_compose(s, ctx, a[0], &r[0]);
+}
+
+static int lin_inner(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *w;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_param(s, "w", NULL, "4", &w);
+  return rc ? rc : nx_tensor_compose(s, w, a[0], &r[0]);
+}
+
+/* binds the reference's axis c to the argument's (an einsum does not broadcast) */
+static int add_ref(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  nx_tensor *xs[2] = {a[0], ctx};
+  return nx_tensor_einsum(s, "...|...->c; ...|...->c => ...|...->c", xs, 2, &r[0]);
+}
+
+static void test_value_restriction(void) {
+  nx_shape_session_new(&S);
+  nx_tensor *w = param("w", NULL, "4");
+  nx_scheme *shared = trace("shared", 1, lin_w, w), *inner = trace("inner", 1, lin_inner, NULL);
+  nx_tensor *x3 = term("x3", "", "", "3"), *x5 = term("x5", "", "", "5"), *r[4] = {0};
+  CHECK(nx_scheme_instantiate(S, inner, NULL, &x3, 1, &r[0], 1) == 0 && nx_scheme_instantiate(S, inner, NULL, &x5, 1, &r[1], 1) == 0,
+        "a parameter made inside is fresh per application: %s", nx_error_message());
+  CHECK(nx_scheme_instantiate(S, shared, NULL, &x3, 1, &r[2], 1) == 0, "shared on x3: %s", nx_error_message());
+  int rc = nx_scheme_instantiate(S, shared, NULL, &x5, 1, &r[3], 1);
+  CHECK(rc == NX_EINVAL && prefixed("applying the shape scheme shared to x5: ", "mismatch"),
+        "a parameter made before stays fixed across applications");
+  nx_scheme_free(shared);
+  nx_scheme_free(inner);
+  nx_shape_session_free(S);
+
+  nx_shape_session_new(&S);
+  inner = trace("inner", 1, lin_inner, NULL);
+  x3 = term("x3", "", "", "3"), x5 = term("x5", "", "", "5");
+  r[0] = r[1] = NULL;
+  CHECK(nx_scheme_instantiate(S, inner, NULL, &x3, 1, &r[0], 1) == 0 && nx_scheme_instantiate(S, inner, NULL, &x5, 1, &r[1], 1) == 0,
+        "inner twice: %s", nx_error_message());
+  CHECK(nx_shape_finish(S) == 0, "finish: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(S, r[0], NX_SHAPE_STYLE_SIZE), "4") && !strcmp(shape_str(S, r[1], NX_SHAPE_STYLE_SIZE), "4"),
+        "results %s", shape_str(S, r[1], NX_SHAPE_STYLE_SIZE));
+  nx_scheme_free(inner);
+  nx_shape_session_free(S);
+
+  /* a capture reference made outside that the function's operations bind */
+  nx_shape_session_new(&S);
+  nx_tensor *ref = term("ref", "", "", NULL), *cap;
+  CHECK(nx_tensor_einsum(S, "...|...->c => ...|...->c", &ref, 1, &cap) == 0, "capture: %s", nx_error_message());
+  const nx_dim *c = nx_tensor_spec_dim(cap, "c");
+  nx_scheme *sc = trace("addref", 1, add_ref, cap);
+  CHECK(!strcmp(text(sc), "addref : ()|()->'_a => ()|()->'_a"), "the reference's variable is fixed: %s", text(sc));
+  CHECK(val(S, c) == -1, "the trace left the reference open");
+  nx_tensor *x7 = term("x7", "", "", "7"), *y;
+  y = NULL;
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x7, 1, &y, 1) == 0, "instantiate: %s", nx_error_message());
+  CHECK(val(S, c) == 7, "the application binds the reference: %lld", (long long)val(S, c));
+  nx_tensor *x8 = term("x8", "", "", "8");
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x8, 1, &y, 1) == NX_EINVAL &&
+            prefixed("applying the shape scheme addref to x8: ", "mismatch"),
+        "the next application is related to the reference's state then");
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
+/* ---- the rewind ---- */
+
+/* The session's whole state as nx_shape_dump writes it. */
+static char *state(void) {
+  int64_t n = nx_shape_dump(S, NULL, 0);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b) nx_shape_dump(S, b, (size_t)n + 1);
+  return b;
+}
+
+static void dump(nx_tensor *const *ts, int n, char *out, size_t cap) {
+  size_t len = 0;
+  len += (size_t)snprintf(out + len, cap - len, "constraints %lld deferred %d;", (long long)nx_shape_constraint_count(S),
+                          nx_shape_deferred_count(S));
+  for (int i = 0; i < n && len < cap; i++) {
+    char b[256];
+    nx_tensor_to_string(S, ts[i], NX_SHAPE_STYLE_SIZE, b, sizeof b);
+    len += (size_t)snprintf(out + len, cap - len, " %s:%s", nx_tensor_label(ts[i]), b);
+  }
+}
+
+static void test_rewind(void) {
+  nx_shape_session_new(&S);
+  shared2 lin = {param("w", NULL, "10"), param("b", "", "10")};
+  nx_tensor *x = term("x", "2", NULL, "3"), *h;
+  CHECK(nx_tensor_compose(S, lin.w, x, &h) == 0, "compose");
+  nx_tensor *p[2] = {param("p3", "", "3"), param("p4", "", "4")};
+  nx_tensor *ts[6] = {lin.w, lin.b, x, h, p[0], p[1]};
+  char before[2048], after[2048];
+  dump(ts, 6, before, sizeof before);
+  char *whole = state();
+  nx_scheme *sc = trace("linear", 1, linear, &lin), *bad = NULL;
+  CHECK(nx_scheme_trace(S, "bad", 1, add_shared, p, &bad) == NX_EINVAL, "bad trace");
+  dump(ts, 6, after, sizeof after);
+  CHECK(!strcmp(before, after), "the session is unchanged:\n%s\n%s", before, after);
+  char *whole2 = state();
+  CHECK(whole && whole2 && !strcmp(whole, whole2), "the whole state is unchanged (nx_shape_dump)");
+  free(whole);
+  free(whole2);
+  /* the traces use no variable or tensor id */
+  int v0 = nx_row_var_new(S, NULL);
+  nx_tensor *t0 = term(NULL, "", "", "");
+  nx_scheme_free(sc);
+  sc = trace("linear", 1, linear, &lin);
+  CHECK(nx_scheme_trace(S, "bad", 1, add_shared, p, &bad) == NX_EINVAL, "bad trace");
+  int v1 = nx_row_var_new(S, NULL);
+  nx_tensor *t1 = term(NULL, "", "", "");
+  CHECK(v1 == v0 + 1 + 3, "variable ids: %d then %d (the term between made 3)", v0, v1);
+  CHECK(!strcmp(nx_tensor_label(t0), "#7") && !strcmp(nx_tensor_label(t1), "#8"), "tensor ids: %s %s",
+        nx_tensor_label(t0), nx_tensor_label(t1));
+  /* and the session solves on as if they had not run */
+  nx_tensor *y = NULL;
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x, 1, &y, 1) == 0 && nx_shape_finish(S) == 0, "apply after: %s",
+        nx_error_message());
+  CHECK(!strcmp(shape_str(S, y, NX_SHAPE_STYLE_SIZE), "2|10"), "y: %s", shape_str(S, y, NX_SHAPE_STYLE_SIZE));
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
+int main(void) {
+  test_printed();
+  test_applied();
+  test_trace_errors();
+  test_apply_errors();
+  test_value_restriction();
+  test_rewind();
+  return check_done();
+}

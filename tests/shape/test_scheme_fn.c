@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Automatic schemes of tensor functions (nx_scheme.h): presence patterns and
+   their labels, status strings, events, the op_shape_schemes setting, the
+   unschemed log, re-tracing when stale, the registration statistics, and
+   check_definition (labels innermost first, the session unchanged). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "nx_scheme.h"
+
+static nx_shape_session *S;
+
+/* ---- events and the log, recorded ---- */
+
+static char events[4096];
+static void on_event(void *ctx, enum nx_scheme_event_kind kind, const char *label, const char *reason) {
+  (void)ctx;
+  size_t n = strlen(events);
+  snprintf(events + n, sizeof events - n, "%s(%s%s%s) ", kind == NX_SCHEME_TRACED ? "Traced" : kind == NX_SCHEME_UNSCHEMED ? "Unschemed" : "Checked",
+           label, reason ? ", " : "", reason ? reason : "");
+}
+
+static char logged[2048];
+static void on_log(void *ctx, const char *line) {
+  (void)ctx;
+  size_t n = strlen(logged);
+  snprintf(logged + n, sizeof logged - n, "%s|", line);
+}
+
+static const char *status(const nx_scheme_handle *h) {
+  static char buf[1024];
+  return nx_scheme_status(h, buf, sizeof buf) < 0 ? "<error>" : buf;
+}
+
+/* ---- bodies ---- */
+
+typedef struct {
+  int runs;
+  nx_tensor *w;
+} body_ctx;
+
+/* relu(w * x) (+ p) (+ q): the options add a bias each */
+static int block(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  body_ctx *c = ctx;
+  c->runs++;
+  nx_tensor *h;
+  *nr = 1;
+  int rc = nx_tensor_compose(s, c->w, a[0], &h);
+  for (int i = 0; i < 2 && !rc; i++)
+    if (o[i]) rc = nx_tensor_binary(s, "+", h, o[i], &h);
+  return rc ? rc : nx_tensor_unary(s, "relu", h, &r[0]);
+}
+
+static int forcing(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  body_ctx *c = ctx;
+  (void)o;
+  c->runs++;
+  *nr = 1;
+  int rc = nx_tensor_unary(s, "relu", a[0], &r[0]);
+  return rc ? rc : nx_shape_finish(s); /* forces dims: cannot be carried */
+}
+
+static const char *const X[1] = {"x"}, *const PQ[2] = {"p", "q"};
+
+static nx_scheme_function fn(const char *name, int nopt, bool unit, nx_scheme_body body, body_ctx *c) {
+  return (nx_scheme_function){name, 1, X, nopt, PQ, unit, body, c};
+}
+
+static nx_tensor *term(const char *label, const char *b, const char *i, const char *o) {
+  nx_tensor *t = NULL;
+  CHECK(nx_tensor_term(S, label, b, i, o, &t) == 0, "term %s: %s", label, nx_error_message());
+  return t;
+}
+
+static void test_patterns(void) {
+  nx_shape_session_new(&S);
+  events[0] = 0;
+  body_ctx c = {0};
+  CHECK(nx_tensor_param(S, "w", NULL, "4", &c.w) == 0, "w");
+  nx_scheme_function f = fn("block", 2, true, block, &c);
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0 && h, "closure: %s", nx_error_message());
+  CHECK(!strcmp(status(h), "block [no p, no q]: schemed; block [p, no q]: schemed; block [no p, q]: schemed; "
+                           "block [p, q]: schemed"),
+        "status: %s", status(h));
+  CHECK(!strcmp(events, "Traced(block [no p, no q]) Traced(block [p, no q]) Traced(block [no p, q]) Traced(block [p, q]) "),
+        "events: %s", events);
+  CHECK(c.runs == 4, "the unit stage traced each pattern once: %d runs", c.runs);
+  char buf[512];
+  nx_scheme_to_string(nx_scheme_handle_scheme(h, 1), buf, sizeof buf);
+  CHECK(!strncmp(buf, "block [p, no q] : ..'a..|..'b..->..'c.., ..'d..|..'e..->..'f.. => ", 66), "pattern 1: %s", buf);
+  CHECK(nx_scheme_handle_scheme(h, 4) == NULL, "no pattern 4");
+  nx_scheme_handle_free(h);
+
+  /* without a unit stage: pending until the first application, which traces every pattern */
+  c.runs = 0;
+  events[0] = 0;
+  f = fn("lazy", 1, false, block, &c);
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "lazy closure");
+  CHECK(!strcmp(status(h), "lazy [no p]: pending; lazy [p]: pending"), "pending: %s", status(h));
+  CHECK(c.runs == 0 && !events[0], "nothing traced yet");
+  nx_tensor *x = term("x", "2", "", "3"), *b = term("b", "", "", "4"), *opts[2] = {b, NULL}, *r[NX_SCHEME_MAX_RESULTS];
+  int nr = 0;
+  CHECK(nx_scheme_set_op_shape_schemes(NX_OP_SHAPE_SCHEMES_CHECK) == 0, "mode");
+  CHECK(nx_scheme_apply(h, NULL, &x, opts, r, &nr) == 0 && nr == 1, "apply: %s", nx_error_message());
+  CHECK(!strcmp(status(h), "lazy [no p]: schemed; lazy [p]: schemed"), "schemed: %s", status(h));
+  CHECK(!strcmp(events, "Traced(lazy [no p]) Traced(lazy [p]) Checked(lazy [p]) "), "events: %s", events);
+  CHECK(c.runs == 3, "two traces and the body once: %d", c.runs);
+  CHECK(nx_shape_finish(S) == 0 && !strcmp(shape_str(S, r[0], NX_SHAPE_STYLE_SIZE), "2|4"), "result: %s",
+        shape_str(S, r[0], NX_SHAPE_STYLE_SIZE));
+  nx_scheme_handle_free(h);
+
+  /* no option parameters: one status */
+  f = fn("plain", 0, false, block, &c);
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0 && !strcmp(status(h), "pending"), "plain pending: %s", status(h));
+  nx_scheme_handle_free(h);
+  f = fn("plain", 0, true, block, &c);
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0 && !strcmp(status(h), "schemed"), "plain schemed: %s", status(h));
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+}
+
+static void test_unschemed(void) {
+  nx_shape_session_new(&S);
+  events[0] = logged[0] = 0;
+  nx_scheme_set_log(on_log, NULL);
+  body_ctx c = {0};
+  nx_scheme_function f = fn("forcer", 1, true, forcing, &c);
+  nx_scheme_handle *h1 = NULL, *h2 = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h1) == 0 && nx_scheme_function_new(S, &f, &h2) == 0, "closures: %s",
+        nx_error_message());
+  CHECK(!strcmp(status(h1), "forcer [no p]: unschemed: forcing dims; forcer [p]: unschemed: forcing dims"), "status: %s",
+        status(h1));
+  CHECK(!strcmp(logged, "shape scheme forcer [no p]: left unschemed: forcing dims|"), "said once per function and reason: %s",
+        logged);
+  CHECK(!strcmp(events, "Unschemed(forcer [no p], forcing dims) Unschemed(forcer [p], forcing dims) "
+                        "Unschemed(forcer [no p], forcing dims) Unschemed(forcer [p], forcing dims) "),
+        "events: %s", events);
+  /* an unschemed pattern runs the body, as the function did before */
+  nx_tensor *x = term("x", "", "", "3"), *r[NX_SCHEME_MAX_RESULTS], *none[1] = {NULL};
+  int nr = 0, runs = c.runs;
+  CHECK(nx_scheme_apply(h1, NULL, &x, none, r, &nr) == 0 && c.runs == runs + 1, "body ran: %s", nx_error_message());
+  nx_scheme_handle_free(h1);
+  nx_scheme_handle_free(h2);
+  nx_scheme_set_log(NULL, NULL);
+  nx_shape_session_free(S);
+}
+
+static void test_modes(void) {
+  nx_shape_session_new(&S);
+  body_ctx c = {0};
+  CHECK(nx_tensor_param(S, "w", NULL, "4", &c.w) == 0, "w");
+  nx_scheme_function f = fn("blk", 0, true, block, &c);
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "closure: %s", nx_error_message());
+  nx_tensor *x3 = term("x3", "5", "", "3"), *x6 = term("x6", "", "", "6"), *r[NX_SCHEME_MAX_RESULTS] = {0}, *r2[NX_SCHEME_MAX_RESULTS] = {0};
+  int nr = 0;
+  /* on: the scheme is instantiated and the body does not run */
+  CHECK(nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_ON) == 0 &&
+            nx_scheme_op_shape_schemes(S) == NX_OP_SHAPE_SCHEMES_ON,
+        "session setting");
+  int runs = c.runs;
+  CHECK(nx_scheme_apply(h, NULL, &x3, NULL, r, &nr) == 0 && nr == 1 && c.runs == runs, "on: %s", nx_error_message());
+  /* check: an argument-dependent error before the body runs */
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_CHECK);
+  int rc = nx_scheme_apply(h, NULL, &x6, NULL, r2, &nr);
+  CHECK(rc == NX_EINVAL && c.runs == runs && !strncmp(nx_error_message(), "applying the shape scheme blk to x6: ", 37),
+        "check fails before the body: %s", nx_error_message());
+  nx_scheme_session_op_shape_schemes(S, -1);
+  CHECK(nx_scheme_op_shape_schemes(S) == nx_scheme_op_shape_schemes(NULL), "override dropped");
+  CHECK(nx_scheme_set_op_shape_schemes(7) == NX_EINVAL && nx_scheme_session_op_shape_schemes(S, 9) == NX_EINVAL,
+        "bad modes");
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+
+  /* off: the body runs, nothing is traced */
+  nx_shape_session_new(&S);
+  CHECK(nx_tensor_param(S, "w", NULL, "4", &c.w) == 0, "w");
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_OFF);
+  events[0] = 0;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0 && !strcmp(status(h), "pending"), "off: %s", status(h));
+  x3 = term("x3", "5", "", "3");
+  runs = c.runs;
+  CHECK(nx_scheme_apply(h, NULL, &x3, NULL, r, &nr) == 0 && c.runs == runs + 1 && !events[0], "off runs the body");
+  CHECK(nx_shape_finish(S) == 0 && !strcmp(shape_str(S, r[0], NX_SHAPE_STYLE_SIZE), "5|4"), "off result %s",
+        shape_str(S, r[0], NX_SHAPE_STYLE_SIZE));
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+}
+
+/* ---- a stale pattern re-traces ---- */
+
+static const nx_dim *free_dim;
+static int bind_free(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  (void)ctx, (void)o;
+  *nr = 1;
+  int rc = nx_tensor_einsum(s, "...|...->...c => ...|...->...c", a, 1, &r[0]);
+  return rc ? rc : nx_shape_add_dim_eq(s, nx_tensor_spec_dim(r[0], "c"), free_dim, &O);
+}
+
+static void test_stale(void) {
+  nx_shape_session_new(&S);
+  events[0] = 0;
+  free_dim = nx_dim_var(S, "free");
+  nx_scheme_function f = {"binder", 1, X, 0, NULL, true, bind_free, NULL};
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "closure: %s", nx_error_message());
+  nx_tensor *x = term("x", "", "", "3"), *r[NX_SCHEME_MAX_RESULTS];
+  int nr = 0;
+  CHECK(nx_shape_finish(S) == 0, "finish");
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_ON);
+  CHECK(nx_scheme_apply(h, NULL, &x, NULL, r, &nr) == 0, "apply after closing: %s", nx_error_message());
+  CHECK(!strcmp(events, "Traced(binder) Traced(binder) Checked(binder) "), "re-traced when stale: %s", events);
+  CHECK(val(S, free_dim) == 3, "bound: %lld", (long long)val(S, free_dim));
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+}
+
+/* ---- errors at the trace ---- */
+
+static int bad_shared(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  nx_tensor **p = ctx;
+  (void)a;
+  *nr = 1;
+  return o[0] ? nx_tensor_binary(s, "+", p[0], p[1], &r[0]) : nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
+static void test_trace_error(void) {
+  nx_shape_session_new(&S);
+  nx_tensor *p[2];
+  CHECK(nx_tensor_param(S, "p3", "", "3", &p[0]) == 0 && nx_tensor_param(S, "p4", "", "4", &p[1]) == 0, "params");
+  nx_scheme_function f = {"bad", 1, X, 1, PQ, true, bad_shared, p};
+  nx_scheme_handle *h = (nx_scheme_handle *)1;
+  int rc = nx_scheme_function_new(S, &f, &h);
+  CHECK(rc == NX_EINVAL && h == (nx_scheme_handle *)1 && !strncmp(nx_error_message(), "tracing the shape scheme bad [p]: ", 34),
+        "an argument-independent error at the unit stage: %s", nx_error_message());
+  nx_scheme_function g = {"", 1, X, 0, NULL, true, block, NULL};
+  CHECK(nx_scheme_function_new(S, &g, &h) == NX_EINVAL, "empty name");
+  g.name = "g", g.noptions = 9;
+  CHECK(nx_scheme_function_new(S, &g, &h) == NX_EINVAL, "too many options");
+  nx_shape_session_free(S);
+}
+
+/* ---- check_definition ---- */
+
+typedef struct {
+  nx_tensor *w;
+  int fail;
+} def_ctx;
+
+static int inner_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  (void)ctx, (void)o;
+  *nr = 1;
+  return nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
+/* The outer block builds the inner one at its own unit stage. */
+static int outer_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  def_ctx *d = ctx;
+  (void)o;
+  nx_scheme_function inner = {"inner", 1, X, 0, NULL, true, inner_body, NULL};
+  nx_scheme_handle *h;
+  int rc = nx_scheme_function_new(s, &inner, &h);
+  if (rc) return rc;
+  nx_tensor *y;
+  rc = nx_tensor_compose(s, d->w, a[0], &y);
+  if (!rc) rc = nx_scheme_apply(h, NULL, &y, NULL, r, nr);
+  nx_scheme_handle_free(h);
+  return rc;
+}
+
+static int definition(void *ctx, nx_shape_session *s) {
+  def_ctx *d = ctx;
+  nx_tensor *w;
+  int rc = nx_tensor_param(s, "w", NULL, d->fail ? "2" : "8", &w); /* the trial's parameter */
+  if (rc) return rc;
+  d->w = w;
+  if (d->fail) {
+    nx_tensor *p;
+    rc = nx_tensor_param(s, "p", "", "5", &p);
+    if (!rc) rc = nx_tensor_binary(s, "+", w, p, &p); /* w's output 2 does not meet 5 */
+    if (rc) return rc;
+  }
+  nx_scheme_function outer = {"outer", 1, X, 1, PQ, true, outer_body, d};
+  nx_scheme_handle *h = NULL;
+  rc = nx_scheme_function_new(s, &outer, &h);
+  nx_scheme_handle_free(h);
+  return rc;
+}
+
+/* The session's whole state as nx_shape_dump writes it. */
+static char *state(void) {
+  int64_t n = nx_shape_dump(S, NULL, 0);
+  char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (b) nx_shape_dump(S, b, (size_t)n + 1);
+  return b;
+}
+
+static void dump(nx_tensor *const *ts, int n, char *out, size_t cap) {
+  size_t len = (size_t)snprintf(out, cap, "constraints %lld deferred %d;", (long long)nx_shape_constraint_count(S),
+                                nx_shape_deferred_count(S));
+  for (int i = 0; i < n && len < cap; i++) {
+    char b[256];
+    nx_tensor_to_string(S, ts[i], NX_SHAPE_STYLE_SIZE, b, sizeof b);
+    len += (size_t)snprintf(out + len, cap - len, " %s:%s", nx_tensor_label(ts[i]), b);
+  }
+}
+
+static void test_check_definition(void) {
+  nx_shape_session_new(&S);
+  nx_tensor *x = term("x", "2", NULL, "3"), *y;
+  CHECK(nx_tensor_unary(S, "relu", x, &y) == 0, "relu");
+  nx_tensor *ts[2] = {x, y};
+  char before[1024], after[1024];
+  dump(ts, 2, before, sizeof before);
+  char *whole = state();
+  int v0 = nx_row_var_new(S, NULL);
+  def_ctx d = {0};
+  char *labels[8];
+  int n = 0;
+  int rc = nx_scheme_check_definition(S, "mlp", definition, &d, labels, 8, &n);
+  CHECK(rc == 0 && n == 4, "check: %d labels, %s", n, nx_error_message());
+  /* the inner block is traced inside each of the outer's two pattern traces, innermost first */
+  CHECK(n == 4 && !strcmp(labels[0], "inner") && !strcmp(labels[1], "outer [no p]") && !strcmp(labels[2], "inner") &&
+            !strcmp(labels[3], "outer [p]"),
+        "labels: %s, %s, %s, %s", n > 0 ? labels[0] : "", n > 1 ? labels[1] : "", n > 2 ? labels[2] : "",
+        n > 3 ? labels[3] : "");
+  for (int i = 0; i < n && i < 8; i++) free(labels[i]);
+  int v1 = nx_row_var_new(S, NULL);
+  dump(ts, 2, after, sizeof after);
+  /* the whole state, less the variable each nx_row_var_new made */
+  nx_scheme_check_definition(S, "again", definition, &d, labels, 0, &n);
+  char *whole2 = state();
+  CHECK(n == 4, "labels counted with cap 0: %d", n);
+  CHECK(whole && whole2 && strlen(whole2) > strlen(whole), "dumps");
+  free(whole);
+  free(whole2);
+  whole = state();
+  CHECK(nx_scheme_check_definition(S, "again", definition, &d, labels, 0, &n) == 0, "again");
+  whole2 = state();
+  CHECK(whole && whole2 && !strcmp(whole, whole2), "the whole state is unchanged (nx_shape_dump)");
+  free(whole);
+  free(whole2);
+  CHECK(v1 == v0 + 1, "no session ids: %d then %d", v0, v1);
+  CHECK(!strcmp(before, after), "the session is unchanged:\n%s\n%s", before, after);
+  /* an error that holds for every configuration */
+  d.fail = 1;
+  rc = nx_scheme_check_definition(S, "broken", definition, &d, labels, 8, &n);
+  CHECK(rc == NX_EINVAL && !strncmp(nx_error_message(), "checking the definition broken: nx_tensor_binary: ", 50) &&
+            n == 0,
+        "prefix: %s", nx_error_message());
+  nx_tensor *z;
+  CHECK(nx_tensor_unary(S, "relu", y, &z) == 0, "the failed trial left no taint: %s", nx_error_message());
+  nx_shape_session_free(S);
+}
+
+/* ---- statistics ---- */
+
+static void test_statistics(void) {
+  nx_scheme_reset_registration_counts();
+  nx_scheme_reset_registration_times();
+  nx_scheme_registration_counts k = nx_scheme_registration_counts_get();
+  CHECK(k.traces == 0 && k.instantiations == 0 && k.checks == 0 && k.body_runs == 0, "reset counts");
+  nx_shape_session_new(&S);
+  body_ctx c = {0};
+  CHECK(nx_tensor_param(S, "w", NULL, "4", &c.w) == 0, "w");
+  nx_scheme_function f = fn("stat", 0, true, block, &c);
+  nx_scheme_handle *h;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "closure");
+  nx_tensor *x = term("x", "", "", "3"), *r[NX_SCHEME_MAX_RESULTS];
+  int nr;
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_CHECK);
+  CHECK(nx_scheme_apply(h, NULL, &x, NULL, r, &nr) == 0, "check mode");
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_ON);
+  CHECK(nx_scheme_apply(h, NULL, &x, NULL, r, &nr) == 0, "on mode");
+  k = nx_scheme_registration_counts_get();
+  /* one trace; the check instantiates in its window, then the on mode once */
+  CHECK(k.traces == 1 && k.checks == 1 && k.instantiations == 2 && k.body_runs == 1, "counts %lld %lld %lld %lld",
+        (long long)k.traces, (long long)k.checks, (long long)k.instantiations, (long long)k.body_runs);
+  CHECK(k.traced_constraints > 0 && k.instantiated_constraints == 2 * k.traced_constraints, "constraints %lld %lld",
+        (long long)k.traced_constraints, (long long)k.instantiated_constraints);
+  nx_scheme_registration_times t = nx_scheme_registration_times_get();
+  CHECK(t.trace_ns > 0 && t.instantiate_ns > 0 && t.check_ns > 0 && t.body_ns > 0, "times");
+  nx_scheme_reset_registration_times();
+  t = nx_scheme_registration_times_get();
+  CHECK(t.trace_ns == 0 && t.instantiate_ns == 0 && t.check_ns == 0 && t.body_ns == 0, "reset times");
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+}
+
+int main(void) {
+  nx_scheme_set_event_callback(on_event, NULL);
+  test_patterns();
+  test_unschemed();
+  test_modes();
+  test_stale();
+  test_trace_error();
+  test_check_definition();
+  test_statistics();
+  nx_scheme_set_event_callback(NULL, NULL);
+  return check_done();
+}
