@@ -73,8 +73,6 @@ NULL_ALLOWED = {
     ("nx_dim_conv", "kernel"): "nx_shape.h: NULL for a convolution without a kernel",
     ("nx_tensor_binary", "op"): "op only names the operation in traces",
     ("nx_tensor_ternary", "op"): "op only names the operation in traces",
-    ("nx_shape_snapshot_free", "snap"): "nx_shape.h: NULL is a no-op",
-    ("nx_shape_rename_free", "r"): "nx_shape.h: NULL is a no-op",
     ("nx_shape_rename_var", "r"): "nx_shape.h: 0 for NULL r",
     ("nx_scheme_trace", "ctx"): "the function's context, passed through",
     ("nx_scheme_free", "sc"): "nx_scheme.h: NULL is a no-op",
