@@ -74,7 +74,7 @@ static void check_unary(uint64_t *seed) {
           for (int64_t i = 0; i < shape[0]; i++)
             for (int64_t j = 0; j < shape[1]; j++) {
               int64_t ix[2] = {i, j};
-              uint64_t want, got = elem_bits(z, ix), xb = elem_bits(x, ix);
+              uint64_t want = 0, got = elem_bits(z, ix), xb = elem_bits(x, ix);
               nx_array_get(x, ix, &xv);
               ref_un((int)op, dt, xv, xb, &want);
               bool nan = nx_dtype_kind(dt) == NX_KIND_FLOAT && isnan(nx_dtype_load_bits(dt, want)) &&
