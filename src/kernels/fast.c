@@ -6,7 +6,10 @@
    result; AVX-512F converts float16 where the CPU has it. */
 #include <math.h>
 
+#include <stdatomic.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define NX__X86 1
 #endif
@@ -212,6 +215,56 @@ NX__BF16_AVX512(bf16_add512, _mm512_add_ps, NX__ADD)
 NX__BF16_AVX512(bf16_sub512, _mm512_sub_ps, NX__SUB)
 NX__BF16_AVX512(bf16_mul512, _mm512_mul_ps, NX__MUL)
 NX__BF16_AVX512(bf16_div512, _mm512_div_ps, NX__FDIV)
+
+/* The same eight at a time for CPUs with AVX2 and F16C but no AVX-512. */
+#define NX__T2 __attribute__((target("avx2,f16c")))
+NX__T2 static inline __m256 nan_first256(__m256 r, __m256 x) {
+  __m256 q = _mm256_castsi256_ps(_mm256_or_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x00400000)));
+  return _mm256_blendv_ps(r, q, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#define NX__ST2(p, v) _mm_storeu_si128((__m128i *)(p), v)
+#define NX__ST2_NT(p, v) _mm_stream_si128((__m128i *)(p), v)
+#define NX__F16_LOOP2(name, OP, BOP, ST)                                                                \
+  NX__T2 static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, int64_t n) {              \
+    int64_t i = 0;                                                                                      \
+    for (; i + 8 <= n; i += 8) {                                                                        \
+      __m256 x = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(px + i)));                           \
+      __m256 y = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(py + i)));                           \
+      ST(z + i, _mm256_cvtps_ph(nan_first256(OP(x, y), x), _MM_FROUND_TO_NEAREST_INT));                 \
+    }                                                                                                   \
+    for (; i < n; i++) z[i] = NX__F16_STORE(f32_op(BOP, NX__F16_LOAD(px[i]), NX__F16_LOAD(py[i])));     \
+  }
+#define NX__F16_AVX2(name, OP, BOP) NX__F16_LOOP2(name, OP, BOP, NX__ST2) NX__F16_LOOP2(name##_nt, OP, BOP, NX__ST2_NT)
+NX__F16_AVX2(f16_add2, _mm256_add_ps, NX__ADD)
+NX__F16_AVX2(f16_sub2, _mm256_sub_ps, NX__SUB)
+NX__F16_AVX2(f16_mul2, _mm256_mul_ps, NX__MUL)
+NX__F16_AVX2(f16_div2, _mm256_div_ps, NX__FDIV)
+
+NX__T2 static inline __m256 bf16_load2(const uint16_t *p) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+NX__T2 static inline __m128i bf16_store2(__m256 r) {
+  __m256i u = _mm256_castps_si256(r), hi = _mm256_srli_epi32(u, 16);
+  __m256i q = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), _mm256_and_si256(hi, _mm256_set1_epi32(1)));
+  q = _mm256_srli_epi32(q, 16);
+  __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+  q = _mm256_blendv_epi8(q, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+  return _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+}
+#define NX__BF16_LOOP2(name, OP, BOP, ST)                                                               \
+  NX__T2 static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, int64_t n) {              \
+    int64_t i = 0;                                                                                      \
+    for (; i + 8 <= n; i += 8) {                                                                        \
+      __m256 x = bf16_load2(px + i);                                                                    \
+      ST(z + i, bf16_store2(nan_first256(OP(x, bf16_load2(py + i)), x)));                               \
+    }                                                                                                   \
+    for (; i < n; i++) z[i] = bf16_of(f32_op(BOP, NX__BF16_LOAD(px[i]), NX__BF16_LOAD(py[i])));          \
+  }
+#define NX__BF16_AVX2(name, OP, BOP) NX__BF16_LOOP2(name, OP, BOP, NX__ST2) NX__BF16_LOOP2(name##_nt, OP, BOP, NX__ST2_NT)
+NX__BF16_AVX2(bf16_add2, _mm256_add_ps, NX__ADD)
+NX__BF16_AVX2(bf16_sub2, _mm256_sub_ps, NX__SUB)
+NX__BF16_AVX2(bf16_mul2, _mm256_mul_ps, NX__MUL)
+NX__BF16_AVX2(bf16_div2, _mm256_div_ps, NX__FDIV)
 #endif
 
 typedef void (*half_fn)(uint16_t *, const uint16_t *, const uint16_t *, int64_t);
@@ -238,17 +291,50 @@ static void half_run(half_fn f, half_fn fnt, const nx__arg *a, int64_t n) {
 }
 #endif
 
+static atomic_int half_cap = NX__FAST_BEST;
+
+/* This CPU's level, found once. */
+static int cpu_level(void) {
+  static atomic_int found = -1;
+  int v = atomic_load_explicit(&found, memory_order_relaxed);
+  if (v >= 0) return v;
+  v = NX__FAST_SCALAR;
+#if defined(NX__X86)
+  /* vcvtph2ps and vcvtps2ph on zmm are AVX-512F; on ymm, F16C (CPUID leaf 1,
+     ECX bit 29: clang 14's __builtin_cpu_supports does not know the name) */
+  unsigned ea, eb, ec, ed;
+  if (__builtin_cpu_supports("avx512f")) v = NX__FAST_AVX512;
+  else if (__builtin_cpu_supports("avx2") && __get_cpuid(1, &ea, &eb, &ec, &ed) && (ec & (1u << 29)))
+    v = NX__FAST_AVX2;
+#endif
+  atomic_store_explicit(&found, v, memory_order_relaxed);
+  return v;
+}
+
+int nx__fast_set_isa(int level) {
+  atomic_store_explicit(&half_cap, level, memory_order_relaxed);
+  int cpu = cpu_level();
+  return level < cpu ? level : cpu;
+}
+
 static bool half(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   if (op > NX__FDIV) return false;
   bool contig = a[0].step == 2 && a[1].step == 2 && a[2].step == 2;
 #if defined(NX__X86)
-  if (contig && __builtin_cpu_supports("avx512f")) { /* vcvtph2ps and vcvtps2ph on zmm are AVX-512F */
-    static const half_fn b[] = {bf16_add512, bf16_sub512, bf16_mul512, bf16_div512},
-                         bnt[] = {bf16_add512_nt, bf16_sub512_nt, bf16_mul512_nt, bf16_div512_nt},
-                         h[] = {f16_add512, f16_sub512, f16_mul512, f16_div512},
-                         hnt[] = {f16_add512_nt, f16_sub512_nt, f16_mul512_nt, f16_div512_nt};
-    if (dt == NX_BFLOAT16) half_run(b[op], bnt[op], a, n);
-    else half_run(h[op], hnt[op], a, n);
+  int cap = atomic_load_explicit(&half_cap, memory_order_relaxed), cpu = cpu_level();
+  int lv = cap < cpu ? cap : cpu;
+  if (contig && lv >= NX__FAST_AVX2) {
+    static const half_fn b[2][4] = {{bf16_add2, bf16_sub2, bf16_mul2, bf16_div2},
+                                    {bf16_add512, bf16_sub512, bf16_mul512, bf16_div512}},
+                         bnt[2][4] = {{bf16_add2_nt, bf16_sub2_nt, bf16_mul2_nt, bf16_div2_nt},
+                                      {bf16_add512_nt, bf16_sub512_nt, bf16_mul512_nt, bf16_div512_nt}},
+                         h[2][4] = {{f16_add2, f16_sub2, f16_mul2, f16_div2},
+                                    {f16_add512, f16_sub512, f16_mul512, f16_div512}},
+                         hnt[2][4] = {{f16_add2_nt, f16_sub2_nt, f16_mul2_nt, f16_div2_nt},
+                                      {f16_add512_nt, f16_sub512_nt, f16_mul512_nt, f16_div512_nt}};
+    int w = lv >= NX__FAST_AVX512;
+    if (dt == NX_BFLOAT16) half_run(b[w][op], bnt[w][op], a, n);
+    else half_run(h[w][op], hnt[w][op], a, n);
     return true;
   }
 #endif

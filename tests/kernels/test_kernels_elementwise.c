@@ -5,6 +5,7 @@
    through nx_array_get and computes with the C operators (floats: the double
    result stored once by nx_dtype_store_bits, integers wrapped here). */
 #include "kernels_common.h"
+#include "fast.h"
 
 typedef int (*bin_fn)(nx_array *, nx_array *, nx_array *);
 
@@ -326,11 +327,17 @@ int main(void) {
   check_sign_bits();
   check_compare_where(&seed);
   check_refusals(&seed);
-  check_half_contiguous(65536, 0);
-  int threads = nx_num_threads(); /* one thread: one run of the whole array */
-  nx_set_num_threads(1);
-  check_half_contiguous(((int64_t)1 << 20) + 77, 0);
-  check_half_contiguous(((int64_t)1 << 20) + 77, 5);
-  nx_set_num_threads(threads);
+  /* At each vector level this CPU runs (and the scalar loops) */
+  for (int level = NX__FAST_SCALAR; level < NX__FAST_BEST; level++) {
+    if (nx__fast_set_isa(level) != level) continue;
+    check_half_contiguous(65536, 0);
+    int threads = nx_num_threads(); /* one thread: one run of the whole array */
+    nx_set_num_threads(1);
+    check_half_contiguous(((int64_t)1 << 20) + 77, 0);
+    check_half_contiguous(((int64_t)1 << 20) + 77, 5);
+    nx_set_num_threads(threads);
+    printf("float16 and bfloat16 arithmetic: level %d checked\n", level);
+  }
+  nx__fast_set_isa(NX__FAST_BEST);
   return check_done();
 }
