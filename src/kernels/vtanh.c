@@ -8,6 +8,7 @@
    so the double result is within 2^-35 of tanh(d) relatively and its one
    rounding to float32 errs by at most 0.5 ulp + 2^-11 ulp. */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "vtanh.h"
@@ -20,6 +21,7 @@
 #define NX__LN2_HI 6.93147180369123816490e-01 /* ln 2's high 33 bits: k * hi is exact */
 #define NX__LN2_LO 1.90821492927058770002e-10
 #define NX__INV_LN2 1.44269504088896338700e+00
+#define NX__STREAM_BYTES ((int64_t)2 << 20)
 
 /* expm1(r) = r + r^2 G(r) on |r| <= ln2/2, G of degree 6 fitted on Chebyshev
    nodes (relative error of expm1 below 2^-36), highest coefficient first. */
@@ -61,8 +63,14 @@ __attribute__((target("avx512f"))) static inline __m512 tanh16(__m512 x) {
   return _mm512_castsi512_ps(_mm512_mask_mov_epi32(t, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), qnan));
 }
 
-__attribute__((target("avx512f"))) static void tanh_avx512(float *z, const float *x, int64_t n) {
+/* With nt (z on a 64-byte line), non-temporal stores: a large result's
+   lines are then not read before being written. */
+__attribute__((target("avx512f"))) static void tanh_avx512(float *z, const float *x, int64_t n, bool nt) {
   int64_t i = 0;
+  if (nt) {
+    for (; i + 16 <= n; i += 16) _mm512_stream_ps(z + i, tanh16(_mm512_loadu_ps(x + i)));
+    _mm_sfence(); /* the streamed stores ordered before what follows (another thread's read) */
+  }
   for (; i + 16 <= n; i += 16) _mm512_storeu_ps(z + i, tanh16(_mm512_loadu_ps(x + i)));
   if (i < n) {
     __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
@@ -122,7 +130,14 @@ int nx__tanh_level(int cap) {
 void nx__tanh_f32(int level, float *z, const float *x, int64_t n) {
 #if defined(NX__X86)
   if (level == NX__TANH_AVX512) {
-    tanh_avx512(z, x, n);
+    /* From 2 MiB of result, as the casts do (src/kernels/cast_x86.c): a head
+       up to z's 64-byte line, then streamed stores. */
+    uintptr_t at = (uintptr_t)z;
+    if (n * 4 >= NX__STREAM_BYTES && at % 4 == 0) {
+      int64_t head = (int64_t)((64 - at % 64) % 64) / 4;
+      tanh_avx512(z, x, head, false);
+      tanh_avx512(z + head, x + head, n - head, true);
+    } else tanh_avx512(z, x, n, false);
     return;
   }
   if (level == NX__TANH_AVX2) {

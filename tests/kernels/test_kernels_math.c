@@ -142,6 +142,17 @@ static void tanh_levels(int64_t n, uint64_t *seed) {
     }
     CHECK(bad == 0, "tanh float32 level %d: %ld wrong", level, bad);
     printf("tanh float32 level %d: max %.6f ulp over %lld samples\n", level, worst, (long long)(n - 3));
+    /* A run of 2 MiB of result and more (streamed stores), its result one
+       element off a 64-byte line: the bits of the same level in short runs. */
+    int64_t big = ((int64_t)1 << 19) + 5;
+    float *bx = malloc((size_t)big * 4), *bz = malloc((size_t)(big + 1) * 4), *want = malloc((size_t)big * 4);
+    for (int64_t i = 0; i < big; i++) bx[i] = x[i % (n - 3)];
+    nx__tanh_f32(level, bz + 1, bx, big);
+    for (int64_t i = 0; i < big; i += 4096) nx__tanh_f32(level, want + i, bx + i, big - i < 4096 ? big - i : 4096);
+    CHECK(memcmp(bz + 1, want, (size_t)big * 4) == 0, "tanh level %d: a long run differs from short ones", level);
+    free(bx);
+    free(bz);
+    free(want);
   }
   free(x);
   free(z);
