@@ -19,8 +19,7 @@ int nx__tanh_level(int cap);
 /* z[i] = tanh(x[i]) for i < n at vector level `level` (one nx__tanh_level
    allowed; NX__TANH_SCALAR: double libm, one rounding). z may equal x. From
    2 MiB of result on, AVX-512 stores non-temporally past z's first 64-byte
-   line. A NaN
-   gives its own NaN, quieted, as the scalar path. */
+   line. A NaN gives its own NaN, quieted, as the scalar path. */
 void nx__tanh_f32(int level, float *z, const float *x, int64_t n);
 
 #endif
