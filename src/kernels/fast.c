@@ -6,7 +6,10 @@
    result; AVX-512F converts float16 where the CPU has it. */
 #include <math.h>
 
+#include <stdatomic.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define NX__X86 1
 #endif
@@ -161,17 +164,23 @@ __attribute__((target("avx512f"))) static inline __m512 nan_first512(__m512 r, _
   __m512 q = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x00400000)));
   return _mm512_mask_mov_ps(r, m, q);
 }
-#define NX__F16_AVX512(name, OP, BOP)                                                                  \
+/* Each 16-bit loop in two versions: ordinary stores, and non-temporal ones
+   (..._nt, z aligned to 32 bytes) for large runs, which write the result's
+   lines without reading them first. */
+#define NX__ST(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define NX__ST_NT(p, v) _mm256_stream_si256((__m256i *)(p), v)
+#define NX__F16_LOOP512(name, OP, BOP, ST)                                                              \
   __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px,               \
                                                            const uint16_t *py, int64_t n) {               \
     int64_t i = 0;                                                                                      \
     for (; i + 16 <= n; i += 16) {                                                                      \
       __m512 x = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(px + i)));                        \
       __m512 y = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(py + i)));                        \
-      _mm256_storeu_si256((__m256i *)(z + i), _mm512_cvtps_ph(nan_first512(OP(x, y), x), _MM_FROUND_TO_NEAREST_INT)); \
+      ST(z + i, _mm512_cvtps_ph(nan_first512(OP(x, y), x), _MM_FROUND_TO_NEAREST_INT));                 \
     }                                                                                                   \
     for (; i < n; i++) z[i] = NX__F16_STORE(f32_op(BOP, NX__F16_LOAD(px[i]), NX__F16_LOAD(py[i])));     \
   }
+#define NX__F16_AVX512(name, OP, BOP) NX__F16_LOOP512(name, OP, BOP, NX__ST) NX__F16_LOOP512(name##_nt, OP, BOP, NX__ST_NT)
 NX__F16_AVX512(f16_add512, _mm512_add_ps, NX__ADD)
 NX__F16_AVX512(f16_sub512, _mm512_sub_ps, NX__SUB)
 NX__F16_AVX512(f16_mul512, _mm512_mul_ps, NX__MUL)
@@ -191,47 +200,150 @@ __attribute__((target("avx512f"))) static inline __m256i bf16_store512(__m512 r)
   q = _mm512_mask_mov_epi32(q, nan, _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
   return _mm512_cvtepi32_epi16(q);
 }
-#define NX__BF16_AVX512(name, OP, BOP)                                                                 \
+#define NX__BF16_LOOP512(name, OP, BOP, ST)                                                             \
   __attribute__((target("avx512f"))) static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, \
                                                       int64_t n) {                                        \
     int64_t i = 0;                                                                                      \
     for (; i + 16 <= n; i += 16) {                                                                      \
       __m512 x = bf16_load512(px + i);                                                                  \
-      _mm256_storeu_si256((__m256i *)(z + i), bf16_store512(nan_first512(OP(x, bf16_load512(py + i)), x))); \
+      ST(z + i, bf16_store512(nan_first512(OP(x, bf16_load512(py + i)), x)));                            \
     }                                                                                                   \
     for (; i < n; i++) z[i] = bf16_of(f32_op(BOP, NX__BF16_LOAD(px[i]), NX__BF16_LOAD(py[i])));          \
   }
+#define NX__BF16_AVX512(name, OP, BOP) NX__BF16_LOOP512(name, OP, BOP, NX__ST) NX__BF16_LOOP512(name##_nt, OP, BOP, NX__ST_NT)
 NX__BF16_AVX512(bf16_add512, _mm512_add_ps, NX__ADD)
 NX__BF16_AVX512(bf16_sub512, _mm512_sub_ps, NX__SUB)
 NX__BF16_AVX512(bf16_mul512, _mm512_mul_ps, NX__MUL)
 NX__BF16_AVX512(bf16_div512, _mm512_div_ps, NX__FDIV)
+
+/* The same eight at a time for CPUs with AVX2 and F16C but no AVX-512. */
+#define NX__T2 __attribute__((target("avx2,f16c")))
+NX__T2 static inline __m256 nan_first256(__m256 r, __m256 x) {
+  __m256 q = _mm256_castsi256_ps(_mm256_or_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x00400000)));
+  return _mm256_blendv_ps(r, q, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+#define NX__ST2(p, v) _mm_storeu_si128((__m128i *)(p), v)
+#define NX__ST2_NT(p, v) _mm_stream_si128((__m128i *)(p), v)
+#define NX__F16_LOOP2(name, OP, BOP, ST)                                                                \
+  NX__T2 static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, int64_t n) {              \
+    int64_t i = 0;                                                                                      \
+    for (; i + 8 <= n; i += 8) {                                                                        \
+      __m256 x = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(px + i)));                           \
+      __m256 y = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(py + i)));                           \
+      ST(z + i, _mm256_cvtps_ph(nan_first256(OP(x, y), x), _MM_FROUND_TO_NEAREST_INT));                 \
+    }                                                                                                   \
+    for (; i < n; i++) z[i] = NX__F16_STORE(f32_op(BOP, NX__F16_LOAD(px[i]), NX__F16_LOAD(py[i])));     \
+  }
+#define NX__F16_AVX2(name, OP, BOP) NX__F16_LOOP2(name, OP, BOP, NX__ST2) NX__F16_LOOP2(name##_nt, OP, BOP, NX__ST2_NT)
+NX__F16_AVX2(f16_add2, _mm256_add_ps, NX__ADD)
+NX__F16_AVX2(f16_sub2, _mm256_sub_ps, NX__SUB)
+NX__F16_AVX2(f16_mul2, _mm256_mul_ps, NX__MUL)
+NX__F16_AVX2(f16_div2, _mm256_div_ps, NX__FDIV)
+
+NX__T2 static inline __m256 bf16_load2(const uint16_t *p) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+}
+NX__T2 static inline __m128i bf16_store2(__m256 r) {
+  __m256i u = _mm256_castps_si256(r), hi = _mm256_srli_epi32(u, 16);
+  __m256i q = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), _mm256_and_si256(hi, _mm256_set1_epi32(1)));
+  q = _mm256_srli_epi32(q, 16);
+  __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+  q = _mm256_blendv_epi8(q, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+  return _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+}
+#define NX__BF16_LOOP2(name, OP, BOP, ST)                                                               \
+  NX__T2 static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, int64_t n) {              \
+    int64_t i = 0;                                                                                      \
+    for (; i + 8 <= n; i += 8) {                                                                        \
+      __m256 x = bf16_load2(px + i);                                                                    \
+      ST(z + i, bf16_store2(nan_first256(OP(x, bf16_load2(py + i)), x)));                               \
+    }                                                                                                   \
+    for (; i < n; i++) z[i] = bf16_of(f32_op(BOP, NX__BF16_LOAD(px[i]), NX__BF16_LOAD(py[i])));          \
+  }
+#define NX__BF16_AVX2(name, OP, BOP) NX__BF16_LOOP2(name, OP, BOP, NX__ST2) NX__BF16_LOOP2(name##_nt, OP, BOP, NX__ST2_NT)
+NX__BF16_AVX2(bf16_add2, _mm256_add_ps, NX__ADD)
+NX__BF16_AVX2(bf16_sub2, _mm256_sub_ps, NX__SUB)
+NX__BF16_AVX2(bf16_mul2, _mm256_mul_ps, NX__MUL)
+NX__BF16_AVX2(bf16_div2, _mm256_div_ps, NX__FDIV)
 #endif
 
 typedef void (*half_fn)(uint16_t *, const uint16_t *, const uint16_t *, int64_t);
 
+#if defined(NX__X86)
+/* From this many bytes of result a contiguous run stores non-temporally, as
+   cast does for its 16-bit pairs (src/kernels/cast_x86.c). */
+#define NX__STREAM_BYTES ((int64_t)2 << 20)
+
+/* f over the contiguous run, or, for a large one, f over a head up to z's
+   64-byte line and fnt (non-temporal stores) over the rest. */
+static void half_run(half_fn f, half_fn fnt, const nx__arg *a, int64_t n) {
+  uint16_t *z = (uint16_t *)a[0].p;
+  const uint16_t *x = (const uint16_t *)a[1].p, *y = (const uint16_t *)a[2].p;
+  uintptr_t at = (uintptr_t)z;
+  if (n * 2 < NX__STREAM_BYTES || at % 2) {
+    f(z, x, y, n);
+    return;
+  }
+  int64_t head = (int64_t)((64 - at % 64) % 64) / 2;
+  f(z, x, y, head);
+  fnt(z + head, x + head, y + head, n - head);
+  _mm_sfence(); /* the streamed stores ordered before what follows (another thread's read) */
+}
+#endif
+
+static atomic_int half_cap = NX__FAST_BEST;
+
+/* This CPU's level, found once. */
+static int cpu_level(void) {
+  static atomic_int found = -1;
+  int v = atomic_load_explicit(&found, memory_order_relaxed);
+  if (v >= 0) return v;
+  v = NX__FAST_SCALAR;
+#if defined(NX__X86)
+  /* vcvtph2ps and vcvtps2ph on zmm are AVX-512F; on ymm, F16C (CPUID leaf 1,
+     ECX bit 29: clang 14's __builtin_cpu_supports does not know the name) */
+  unsigned ea, eb, ec, ed;
+  if (__builtin_cpu_supports("avx512f")) v = NX__FAST_AVX512;
+  else if (__builtin_cpu_supports("avx2") && __get_cpuid(1, &ea, &eb, &ec, &ed) && (ec & (1u << 29)))
+    v = NX__FAST_AVX2;
+#endif
+  atomic_store_explicit(&found, v, memory_order_relaxed);
+  return v;
+}
+
+int nx__fast_set_isa(int level) {
+  atomic_store_explicit(&half_cap, level, memory_order_relaxed);
+  int cpu = cpu_level();
+  return level < cpu ? level : cpu;
+}
+
 static bool half(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   if (op > NX__FDIV) return false;
   bool contig = a[0].step == 2 && a[1].step == 2 && a[2].step == 2;
+#if defined(NX__X86)
+  int cap = atomic_load_explicit(&half_cap, memory_order_relaxed), cpu = cpu_level();
+  int lv = cap < cpu ? cap : cpu;
+  if (contig && lv >= NX__FAST_AVX2) {
+    static const half_fn b[2][4] = {{bf16_add2, bf16_sub2, bf16_mul2, bf16_div2},
+                                    {bf16_add512, bf16_sub512, bf16_mul512, bf16_div512}},
+                         bnt[2][4] = {{bf16_add2_nt, bf16_sub2_nt, bf16_mul2_nt, bf16_div2_nt},
+                                      {bf16_add512_nt, bf16_sub512_nt, bf16_mul512_nt, bf16_div512_nt}},
+                         h[2][4] = {{f16_add2, f16_sub2, f16_mul2, f16_div2},
+                                    {f16_add512, f16_sub512, f16_mul512, f16_div512}},
+                         hnt[2][4] = {{f16_add2_nt, f16_sub2_nt, f16_mul2_nt, f16_div2_nt},
+                                      {f16_add512_nt, f16_sub512_nt, f16_mul512_nt, f16_div512_nt}};
+    int w = lv >= NX__FAST_AVX512;
+    if (dt == NX_BFLOAT16) half_run(b[w][op], bnt[w][op], a, n);
+    else half_run(h[w][op], hnt[w][op], a, n);
+    return true;
+  }
+#endif
   if (dt == NX_BFLOAT16) {
     static const half_fn f[] = {bf16_add, bf16_sub, bf16_mul, bf16_div};
-#if defined(NX__X86)
-    static const half_fn f512[] = {bf16_add512, bf16_sub512, bf16_mul512, bf16_div512};
-    if (contig && __builtin_cpu_supports("avx512f")) f512[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
-    else
-#endif
     if (contig) f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
     else bf16_loop(op, a, n);
     return true;
   }
-#if defined(NX__X86)
-  if (contig) {
-    if (__builtin_cpu_supports("avx512f")) { /* vcvtph2ps and vcvtps2ph on zmm are AVX-512F */
-      static const half_fn f[] = {f16_add512, f16_sub512, f16_mul512, f16_div512};
-      f[op]((uint16_t *)a[0].p, (const uint16_t *)a[1].p, (const uint16_t *)a[2].p, n);
-      return true;
-    }
-  }
-#endif
   f16_loop(op, a, n);
   return true;
 }

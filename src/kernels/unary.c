@@ -6,6 +6,7 @@
 #include "../devices/dispatch.h"
 #include "ops.h"
 #include "vmath.h"
+#include "vtanh.h"
 
 typedef struct uctx {
   nx__uop op;
@@ -29,23 +30,46 @@ static bool vector_math(nx__uop op) {
 #endif
 }
 
-/* float32: SLEEF's 1-ulp vector functions over the run, strided operands
-   through a block in the stack; else double libm, one rounding of a result
-   within a few units of 2^-53 of the exact one. */
-static void f32_body(nx__uop op, const nx__arg *a, int64_t n) {
+/* The level of vtanh.c's tanh on this CPU (NX__TANH_SCALAR: none). */
+static int tanh_level(void) { return nx__tanh_level(NX__TANH_AVX512); }
+
+/* Whether float32 op runs a vector loop here. */
+static bool vector_f32(nx__uop op) { return op == NX__TANH ? tanh_level() != NX__TANH_SCALAR : vector_math(op); }
+
+typedef void (*f32_loop)(int arg, float *z, const float *x, int64_t n);
+
 #if defined(NX__VMATH) /* without it, no reference to vmath.c's functions, even unoptimized */
+static void sleef_loop(int op, float *z, const float *x, int64_t n) { nx__vmath_f32((nx__uop)op, z, x, n); }
+#endif
+
+/* f(arg, ...) over the run: in place where both steps are 4 bytes, else
+   through a block in the stack. */
+static void vector_run(f32_loop f, int arg, const nx__arg *a, int64_t n) {
+  if (a[0].step == 4 && a[1].step == 4) {
+    f(arg, (float *)a[0].p, (const float *)a[1].p, n);
+    return;
+  }
+  float blk[256];
+  for (int64_t i0 = 0; i0 < n; i0 += 256) {
+    int64_t m = n - i0 < 256 ? n - i0 : 256;
+    for (int64_t i = 0; i < m; i++) memcpy(&blk[i], a[1].p + (i0 + i) * a[1].step, 4);
+    f(arg, blk, blk, m);
+    for (int64_t i = 0; i < m; i++) memcpy(a[0].p + (i0 + i) * a[0].step, &blk[i], 4);
+  }
+}
+
+/* float32: tanh through vtanh.c (double inside, one rounding), the other
+   transcendentals through SLEEF's 1-ulp vector functions where present;
+   else double libm, one rounding of a result within a few units of 2^-53
+   of the exact one. */
+static void f32_body(nx__uop op, const nx__arg *a, int64_t n) {
+  if (op == NX__TANH && tanh_level() != NX__TANH_SCALAR) {
+    vector_run(nx__tanh_f32, tanh_level(), a, n);
+    return;
+  }
+#if defined(NX__VMATH)
   if (vector_math(op)) {
-    if (a[0].step == 4 && a[1].step == 4) {
-      nx__vmath_f32(op, (float *)a[0].p, (const float *)a[1].p, n);
-      return;
-    }
-    float blk[256];
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-      int64_t m = n - i0 < 256 ? n - i0 : 256;
-      for (int64_t i = 0; i < m; i++) memcpy(&blk[i], a[1].p + (i0 + i) * a[1].step, 4);
-      nx__vmath_f32(op, blk, blk, m);
-      for (int64_t i = 0; i < m; i++) memcpy(a[0].p + (i0 + i) * a[0].step, &blk[i], 4);
-    }
+    vector_run(sleef_loop, (int)op, a, n);
     return;
   }
 #endif
@@ -81,9 +105,9 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   if (ops[1].dtype != c->dt) return NX_WRONG_DTYPE;
   if (!nx__same_shape(ops, 2)) return NX_SHAPE_MISMATCH;
   if (!nx__uop_computes(c->op, c->dt)) return NX_DECLINED;
-  /* SLEEF's vector functions cost about what a copy does (the benchmark's
+  /* The vector functions cost about what a copy does (the benchmark's
      exp: 1.6 ns an element against add's 2.7); libm's, tens of times more. */
-  int weight = !transcendental(c->op) ? 2 : c->dt == NX_FLOAT32 && vector_math(c->op) ? 2 : 64;
+  int weight = !transcendental(c->op) ? 2 : c->dt == NX_FLOAT32 && vector_f32(c->op) ? 2 : 64;
   nx__walk(ops, 2, body, c, weight, 0);
   return NX_DONE;
 }

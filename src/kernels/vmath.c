@@ -3,45 +3,37 @@
    error 1.0 ulp); the tail of a run through a masked load and store. Not
    sinh and cosh, whose SLEEF versions overflow to infinity below float32's
    overflow threshold (|x| near 88.7 instead of 89.4), nor erf, measured at
-   1.03 ulp against MPFR: those stay on libm. */
+   1.03 ulp against MPFR: those stay on libm. Nor tanh, whose SLEEF version
+   costs five times its exp: vtanh.c computes it. */
 #if defined(NX_HAVE_SLEEF)
 #include <immintrin.h>
 #include <sleef.h>
 
 #include "vmath.h"
 
-/* SLEEF's tanh is x plus an ulp for tiny x, past 1 ulp; below 2^-13 the
-   correctly rounded tanh(x) = x - x^3/3 + ... is x itself. */
-static inline __m512 tiny_tanh(__m512 v, __m512 r) {
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(0x1p-13f), _CMP_LT_OQ), r, v);
-}
-#define NX__KEEP(v, r) (r)
-#define NX__TINY_TANH(v, r) tiny_tanh(v, r)
-
 /* One loop per function (SLEEF's declarations differ between compilers in
    the qualifiers of their results, so no table of pointers). */
-#define NX__VLOOP(name, F, FIX)                                                                 \
+#define NX__VLOOP(name, F)                                                                 \
   static void name(float *z, const float *x, int64_t n) {                                        \
     int64_t i = 0;                                                                              \
     for (; i + 16 <= n; i += 16) {                                                              \
       __m512 v = _mm512_loadu_ps(x + i);                                                        \
-      _mm512_storeu_ps(z + i, FIX(v, F(v)));                                                    \
+      _mm512_storeu_ps(z + i, F(v));                                                    \
     }                                                                                           \
     if (i < n) {                                                                                \
       __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                           \
       __m512 v = _mm512_maskz_loadu_ps(m, x + i);                                               \
-      _mm512_mask_storeu_ps(z + i, m, FIX(v, F(v)));                                            \
+      _mm512_mask_storeu_ps(z + i, m, F(v));                                            \
     }                                                                                           \
   }
-NX__VLOOP(v_exp, Sleef_expf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_log, Sleef_logf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_sin, Sleef_sinf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_cos, Sleef_cosf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_tan, Sleef_tanf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_asin, Sleef_asinf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_acos, Sleef_acosf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_atan, Sleef_atanf16_u10avx512f, NX__KEEP)
-NX__VLOOP(v_tanh, Sleef_tanhf16_u10avx512f, NX__TINY_TANH)
+NX__VLOOP(v_exp, Sleef_expf16_u10avx512f)
+NX__VLOOP(v_log, Sleef_logf16_u10avx512f)
+NX__VLOOP(v_sin, Sleef_sinf16_u10avx512f)
+NX__VLOOP(v_cos, Sleef_cosf16_u10avx512f)
+NX__VLOOP(v_tan, Sleef_tanf16_u10avx512f)
+NX__VLOOP(v_asin, Sleef_asinf16_u10avx512f)
+NX__VLOOP(v_acos, Sleef_acosf16_u10avx512f)
+NX__VLOOP(v_atan, Sleef_atanf16_u10avx512f)
 
 typedef void (*loop_fn)(float *, const float *, int64_t);
 
@@ -55,7 +47,6 @@ static loop_fn loop_of(nx__uop op) {
   case NX__ASIN: return v_asin;
   case NX__ACOS: return v_acos;
   case NX__ATAN: return v_atan;
-  case NX__TANH: return v_tanh;
   default: return 0;
   }
 }

@@ -149,6 +149,30 @@ static void check_layouts(void) {
         }
 }
 
+/* Runs long enough for the non-temporal stores (2 MiB of destination and
+   more) of the 16-bit pairs, their destinations starting at every offset
+   within a 64-byte line: the bits of the scalar path, and the destination's
+   bytes outside the run unchanged. The sources are the inputs' codes over
+   and over. */
+static void check_streamed(int from, int to, const inputs *in) {
+  int fw = width(from), tw = width(to);
+  int64_t n = ((int64_t)2 << 20) / (tw / 8) + 77;
+  size_t db = bytes_for(tw, (size_t)n + 64);
+  uint8_t *src = (uint8_t *)malloc(bytes_for(fw, (size_t)n)), *dst = (uint8_t *)malloc(db), *want = (uint8_t *)malloc(db);
+  for (int64_t i = 0; i < n; i++) put(src, i, fw, in->lo[(size_t)i % in->n], in->hi[(size_t)i % in->n]);
+  for (int64_t dp = 0; dp < 64 / (tw / 8); dp += 7) {
+    memset(dst, 0xA5, db);
+    memset(want, 0xA5, db);
+    nx__cast_run((nx_dtype)to, dst, dp, 1, (nx_dtype)from, src, 0, 1, n);
+    nx__cast_run_scalar((nx_dtype)to, want, dp, 1, (nx_dtype)from, src, 0, 1, n);
+    CHECK(memcmp(dst, want, db) == 0, "%s -> %s, %lld elements from %lld: the streamed run differs from the scalar one",
+          nx_dtype_name((nx_dtype)from), nx_dtype_name((nx_dtype)to), (long long)n, (long long)dp);
+  }
+  free(src);
+  free(dst);
+  free(want);
+}
+
 int main(void) {
   for (int from = 0; from < NX_DTYPE_COUNT; from++) {
     inputs in = {0}, use = {0};
@@ -166,6 +190,11 @@ int main(void) {
       if (nx__cast_set_isa(level) == level) check_pairs_as(from, &use, nx__cast_run, names[level], 1, 0);
     nx__cast_set_isa(NX__CAST_ISA_BEST);
     check_pairs_as(from, &use, nx__cast_run, "nx__cast_run under FTZ and DAZ", 1, 1);
+    for (int to = 0; to < NX_DTYPE_COUNT; to++)
+      if (is_fast(from, to) && width(from) + width(to) == 48)
+        for (int level = NX__CAST_ISA_AVX2; level < NX__CAST_ISA_BEST; level++)
+          if (nx__cast_set_isa(level) == level) check_streamed(from, to, &use);
+    nx__cast_set_isa(NX__CAST_ISA_BEST);
     in_free(&in);
     in_free(&use);
   }
