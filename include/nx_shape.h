@@ -281,6 +281,67 @@ NX_API int nx_shape_finish(nx_shape_session *s);
 NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style style, char *buf,
                                size_t cap);
 
+/* ---- Projections: the loops of an einsum ------------------------------ */
+
+/* The projections of an operation, after OCANNL's derive_projections: an
+   iteration space of iterators (one per spec label, per axis a row variable
+   stands for, per `_`), and for the result and each operand, per axis in
+   memory layout order (batch, output, input), the index that axis reads at
+   a point of the space. Running every point of the space, reading each
+   operand at its indices and accumulating into the result at its indices,
+   computes the einsum. Owned by the session. */
+typedef struct nx_shape_proj nx_shape_proj;
+
+/* The most terms an index has: stride*over and dilation*kernel. */
+#define NX_SHAPE_INDEX_TERMS 2
+
+/* An axis's index: offset + sum of coeff[i] * iterator iter[i] over the
+   nterms terms (0 terms: a fixed index). A convolution with padding can
+   index before 0 or past the axis: such a point reads the padding (the
+   operation's neutral value). */
+typedef struct nx_shape_index {
+  int nterms;
+  int iter[NX_SHAPE_INDEX_TERMS];
+  int64_t coeff[NX_SHAPE_INDEX_TERMS];
+  int64_t offset;
+} nx_shape_index;
+
+/* Which shape of a projection: the result, or operand 0, 1, ... */
+#define NX_PROJ_RESULT (-1)
+
+/* nx_shape_projections(s, t, &p) derives the projections of the einsum (or
+   permute) that made t, from its spec and the current solution.
+   The result's iterators come first, in the order of its axes.
+   Fails with NX_EINVAL on a NULL argument, a tainted session, a t not made
+   by nx_tensor_einsum, a dim the operation reads not solved yet (call
+   nx_shape_finish first), or a concatenated axis (a block operation, whose
+   parts run as separate loops); NX_ENOMEM if memory runs out. */
+NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **p);
+
+/* The number of iterators; the size of iterator i, or -1 if i is out of
+   range; the spec label it stands for, or NULL (a row variable's axis, `_`,
+   or i out of range). */
+NX_API int nx_proj_iter_count(const nx_shape_proj *p);
+NX_API int64_t nx_proj_iter_size(const nx_shape_proj *p, int i);
+NX_API const char *nx_proj_iter_label(const nx_shape_proj *p, int i);
+
+/* The number of operands (the result is NX_PROJ_RESULT); the rank of shape
+   `which`, or -1 if which is out of range. */
+NX_API int nx_proj_operand_count(const nx_shape_proj *p);
+NX_API int nx_proj_rank(const nx_shape_proj *p, int which);
+
+/* nx_proj_axis(p, which, axis, &size, &index) sets the size of axis `axis`
+   (layout order) of shape `which` and its index (either may be NULL).
+   Fails with NX_EINVAL on a NULL p or which or axis out of range. */
+NX_API int nx_proj_axis(const nx_shape_proj *p, int which, int axis, int64_t *size, nx_shape_index *index);
+
+/* nx_proj_padding(p, which, axis, &left, &right): how far the axis's index
+   reaches before 0 (left) and past its last element (right) over the whole
+   space; 0 and 0 for an axis that stays in range, as every result axis and
+   every axis without padding does. The padding OCANNL infers for a
+   convolution with `=`. Fails as nx_proj_axis. */
+NX_API int nx_proj_padding(const nx_shape_proj *p, int which, int axis, int64_t *left, int64_t *right);
+
 #ifdef __cplusplus
 }
 #endif

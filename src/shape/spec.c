@@ -98,6 +98,13 @@ static int number(parser *q, int64_t *out) {
 static int fresh_fixed(parser *q, int64_t i, const nx_dim **out) {
   int v = nx__shape_new_var(q->s, false, NULL);
   if (v < 0) return v;
+  nx__spec_env *e = q->env;
+  int caps = e->caps_f;
+  if (env_grow((void ***)&e->fixed_var, e->nfixed, &caps, q->s, sizeof(int)) ||
+      env_grow((void ***)&e->fixed_idx, e->nfixed, &e->caps_f, q->s, sizeof(int64_t)))
+    return NX_ENOMEM;
+  e->fixed_var[e->nfixed] = v;
+  e->fixed_idx[e->nfixed++] = i;
   *out = nx__dim_var(q->s, v);
   nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = *out, .n = i + 1};
   return nx__push(q->s, &q->s->pending, &c);

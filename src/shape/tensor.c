@@ -234,6 +234,11 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
     return rc == NX_ENOMEM ? nx__fail(rc, "nx_tensor_einsum: out of memory") : nx__fail(rc, "nx_tensor_einsum: %s", s->err);
   }
+  t->env->nshapes = n + 1;
+  if (!(t->env->shape_rows = nx__shape_alloc(s, (size_t)(n + 1) * sizeof *t->env->shape_rows)))
+    return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+  for (int i = 0; i < n; i++) memcpy(t->env->shape_rows[i], sp.rows[i], sizeof sp.rows[i]);
+  memcpy(t->env->shape_rows[n], sp.rows[3], sizeof sp.rows[3]);
   const char *op = t->label;
   for (int k = 0; k < 3; k++) {
     if (eq(s, op, t, k, sp.rows[3][k], t, k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");

@@ -13,6 +13,14 @@ typedef struct nx__spec_env {
   const char **row_names;
   const nx_row **rows;
   int caps_d, caps_r;
+  /* The spec's rows of each shape, operands first and the result last
+     (kept for projections), and its fixed indices: the variables the
+     parser made for them and their values. */
+  int nshapes;
+  const nx_row *(*shape_rows)[3];
+  int nfixed, caps_f;
+  int *fixed_var;
+  int64_t *fixed_idx;
 } nx__spec_env;
 
 struct nx_tensor {
