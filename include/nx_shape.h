@@ -233,8 +233,12 @@ NX_API int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **t)
 /* nx_tensor_batch_slice(s, a, &t) drops a's leftmost batch axis. */
 NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **t);
 
+/* The most operands an einsum or a stack takes. */
+#define NX_SHAPE_MAX_OPERANDS 16
+
 /* nx_tensor_einsum(s, spec, args, n, &t) applies an OCANNL spec with n = 1
-   (a permute), 2 or 3 operands: "ab|cd->ef => cf|ae->db", "ab;bc=>ac". An
+   (a permute) to NX_SHAPE_MAX_OPERANDS operands: "ab|cd->ef => cf|ae->db",
+   "ab;bc=>ac", "ii; jj; kk; ll => ii^jj^kk^ll" (a block tensor). An
    axis is a letter, or, in multi-character mode (a spec holding any of
    , * + ^ & < or an '=' not in "=>"), a comma-separated identifier; a fixed
    index (a run of digits), `stride*o+k`, `a^b`; `...` and `..r..` stand for
@@ -246,6 +250,16 @@ NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **
    variable in spec: ..." if a name is both; on shape errors (tainting). */
 NX_API int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
                             nx_tensor **t);
+
+/* nx_tensor_stack(s, kind, args, n, &t) stacks the n operands (1 to
+   NX_SHAPE_MAX_OPERANDS) on a new leading axis of that kind, as OCANNL's
+   Operation.stack: each gains the axis by a fixed index 0, and the parts are
+   concatenated on it, so t's new axis has size n when each part's is 1.
+   Fails with NX_EINVAL on a NULL argument, n < 1 ("empty operands"), too
+   many operands, a bad kind, or a shape error of the einsums it applies
+   (as nx_tensor_einsum, named for this function). */
+NX_API int nx_tensor_stack(nx_shape_session *s, enum nx_axis_kind kind, nx_tensor *const *args, int n,
+                           nx_tensor **t);
 
 /* nx_tensor_spec_dim(t, label) is the dim variable that label stood for in
    the spec that made t (a capture), or NULL; nx_tensor_spec_row(t, name) is

@@ -279,7 +279,7 @@ int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx_
   const char *b = spec;
   for (;;) {
     const char *semi = find(b, arrow, ";"), *e = semi ? semi : arrow;
-    if (n == 3) return fail(&q, b, "more than three operands");
+    if (n == NX_SHAPE_MAX_OPERANDS) return fail(&q, b, "more operands than NX_SHAPE_MAX_OPERANDS");
     if ((rc = shape(&q, b, e, out->rows[n]))) return rc;
     n++;
     if (!semi) break;
@@ -287,7 +287,7 @@ int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx_
   }
   if (find(arrow + 2, end, ";")) return fail(&q, find(arrow + 2, end, ";"), "';' in the result");
   out->noperands = n;
-  if ((rc = shape(&q, arrow + 2, end, out->rows[3]))) return rc;
+  if ((rc = shape(&q, arrow + 2, end, out->rows[NX_SHAPE_MAX_OPERANDS]))) return rc;
   return name_clash(&q);
 }
 

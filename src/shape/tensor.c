@@ -217,10 +217,17 @@ int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
   return finish_op(s, "nx_tensor_batch_slice", t, out);
 }
 
-static const char *count_word(int n) { return n == 1 ? "one argument" : n == 2 ? "two arguments" : "three arguments"; }
+/* OCANNL's wording for the operand count of a spec. */
+static void count_words(int n, char *buf, size_t cap) {
+  static const char *const words[] = {"one argument", "two arguments", "three arguments"};
+  if (n >= 1 && n <= 3) snprintf(buf, cap, "%s", words[n - 1]);
+  else snprintf(buf, cap, "%d arguments", n);
+}
 
 int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_einsum", spec && args && n >= 1 && n <= 3);
+  if (n < 1 || n > NX_SHAPE_MAX_OPERANDS)
+    return nx__fail(NX_EINVAL, "nx_tensor_einsum: %d operands, not 1 to %d", n, NX_SHAPE_MAX_OPERANDS);
+  CHECK_ARGS("nx_tensor_einsum", spec && args);
   for (int i = 0; i < n; i++)
     if (!args[i]) return nx__fail(NX_EINVAL, "nx_tensor_einsum: operand %d is NULL", i);
   nx_tensor *t = op_node(s, n == 1 ? "permute" : "einsum");
@@ -229,7 +236,9 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
   int pending = s->pending.n;
   if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
   int rc = nx__spec_parse(s, spec, t->env, &sp);
-  if (!rc && sp.noperands != n) rc = nx__error(s, NULL, "Invalid einsum spec (expected %s): %s", count_word(n), spec);
+  char words[32];
+  count_words(n, words, sizeof words);
+  if (!rc && sp.noperands != n) rc = nx__error(s, NULL, "Invalid einsum spec (expected %s): %s", words, spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
     return rc == NX_ENOMEM ? nx__fail(rc, "nx_tensor_einsum: out of memory") : nx__fail(rc, "nx_tensor_einsum: %s", s->err);
@@ -238,10 +247,10 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
   if (!(t->env->shape_rows = nx__shape_alloc(s, (size_t)(n + 1) * sizeof *t->env->shape_rows)))
     return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
   for (int i = 0; i < n; i++) memcpy(t->env->shape_rows[i], sp.rows[i], sizeof sp.rows[i]);
-  memcpy(t->env->shape_rows[n], sp.rows[3], sizeof sp.rows[3]);
+  memcpy(t->env->shape_rows[n], sp.rows[NX_SHAPE_MAX_OPERANDS], sizeof sp.rows[0]);
   const char *op = t->label;
   for (int k = 0; k < 3; k++) {
-    if (eq(s, op, t, k, sp.rows[3][k], t, k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+    if (eq(s, op, t, k, sp.rows[NX_SHAPE_MAX_OPERANDS][k], t, k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
     mark(s, t->rows[k], false);
     for (int i = 0; i < n; i++) {
       mark(s, args[i]->rows[k], false);

@@ -35,7 +35,7 @@ struct nx_tensor {
    constraints of fixed indices are added to the session's pending list. */
 typedef struct nx__spec {
   int noperands;
-  const nx_row *rows[4][3];
+  const nx_row *rows[NX_SHAPE_MAX_OPERANDS + 1][3];
 } nx__spec;
 
 /* nx__spec_parse(s, spec, &env, &out) parses an einsum or permute spec.

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* More cases ported from OCANNL's own test suite (block tensors, stacking,
+   concatenation graphs, convolutions and pooling, padding, tensor puzzles,
+   parameter errors, variable references), each a small program over
+   nx_shape.h and the shapes, sizes or errors OCANNL's expected output pins.
+   Each case names its source file and test in OCANNL's repository.
+
+   A case that needs a feature nx does not have yet names it in `needs`: it
+   is run, and its failure counted as a skip with that reason (its passing
+   is an error, so the mark goes when the feature comes). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+
+/* One step; `a` holds its arguments.
+   T name batch input output: a term (NULL rows are inferred)
+   P name input output: a parameter
+   E name spec args...: an einsum
+   + name x y, U name op x: pointwise binary (+) and unary (op)
+   * name x y: compose
+   K name kind args...: nx_tensor_stack (OCANNL's Operation.stack)
+   D name label size: set the spec label of name to size
+   F: finish
+   S name shape: name's shape (SIZE style)
+   V name label size: the dim label stood for in name's spec is size
+   R message: the step before failed with a message holding it */
+typedef struct {
+  char op;
+  const char *name;
+  const char *a[10];
+} step;
+
+typedef struct {
+  const char *source;
+  const char *needs; /* a feature nx lacks, or NULL */
+  step steps[32];
+} program;
+
+/* A step lists only the fields its op reads; the rest are NULL. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const program cases[] = {
+    /* ---- test/operations/test_block_tensor.ml ---- */
+    {"test_block_tensor.ml Test 1: List output axis [x1; x2]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "stacked", {"output", "x1", "x2"}}, {'F'},
+      {'S', "stacked", {"2,3"}}}},
+    {"test_block_tensor.ml Test 2: Array batch axis [|x1; x2|]",
+     NULL,
+     {{'T', "x3", {"", "", "2"}}, {'T', "x4", {"", "", "2"}}, {'K', "batched", {"batch", "x3", "x4"}}, {'F'},
+      {'S', "batched", {"2|2"}}}},
+    {"test_block_tensor.ml Test 3: Tuple input axis (x1, x2)",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "input_stack", {"input", "x1", "x2"}}, {'F'},
+      {'S', "input_stack", {"2->3"}}}},
+    {"test_block_tensor.ml Test 4: 3-way list [x1; x2; x3]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'T', "x5", {"", "", "3"}},
+      {'K', "triple", {"output", "x1", "x2", "x5"}}, {'F'}, {'S', "triple", {"3,3"}}}},
+    {"test_block_tensor.ml Test 5: Nested [[x1; x2]; [x1; x2]]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "r1", {"output", "x1", "x2"}},
+      {'K', "r2", {"output", "x1", "x2"}}, {'K', "nested", {"output", "r1", "r2"}}, {'F'}, {'S', "nested", {"2,2,3"}}}},
+    {"test_block_tensor.ml Test 5b: Deeper nest (3 levels)",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "a", {"output", "x1", "x2"}},
+      {'K', "b", {"output", "x1", "x2"}}, {'K', "ab", {"output", "a", "b"}}, {'K', "c", {"output", "x1", "x2"}},
+      {'K', "d", {"output", "x1", "x2"}}, {'K', "cd", {"output", "c", "d"}}, {'K', "nested3", {"output", "ab", "cd"}},
+      {'F'}, {'S', "nested3", {"2,2,2,3"}}}},
+    {"test_block_tensor.ml Test 5c: Cross-kind output/input [ (x1, x2); (x1, x2) ]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "t1", {"input", "x1", "x2"}},
+      {'K', "t2", {"input", "x1", "x2"}}, {'K', "cross", {"output", "t1", "t2"}}, {'F'}, {'S', "cross", {"2->2,3"}}}},
+    {"test_block_tensor.ml Test 5c2: Cross-kind batch/output [| [x1; x2]; [x1; x2] |]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "l1", {"output", "x1", "x2"}},
+      {'K', "l2", {"output", "x1", "x2"}}, {'K', "cross_b", {"batch", "l1", "l2"}}, {'F'},
+      {'S', "cross_b", {"2|2,3"}}}},
+    {"test_block_tensor.ml Test 5c3: Three-way [| [ (x1, x2); (x1, x2) ]; ... |]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "t1", {"input", "x1", "x2"}},
+      {'K', "t2", {"input", "x1", "x2"}}, {'K', "t3", {"input", "x1", "x2"}}, {'K', "t4", {"input", "x1", "x2"}},
+      {'K', "l1", {"output", "t1", "t2"}}, {'K', "l2", {"output", "t3", "t4"}}, {'K', "cross3", {"batch", "l1", "l2"}},
+      {'F'}, {'S', "cross3", {"2|2->2,3"}}}},
+    {"test_block_tensor.ml Test 5d: Mixed-rank [[x1; x2]; {c}]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "row", {"output", "x1", "x2"}},
+      {'P', "c", {NULL, NULL}}, {'K', "mixed", {"output", "row", "c"}}, {'F'}, {'S', "mixed", {"2,2,3"}},
+      {'S', "c", {"2,3"}}}},
+    {"test_block_tensor.ml Test 5i: AC1 GLB-merge (two same-shape 3-component concats added)",
+     NULL,
+     {{'T', "r1", {"", "", "2"}}, {'T', "r2", {"", "", "3"}}, {'T', "r3", {"", "", "2"}}, {'T', "s1", {"", "", "2"}},
+      {'T', "s2", {"", "", "3"}}, {'T', "s3", {"", "", "2"}}, {'E', "c1", {"ii; jj; kk => ii^jj^kk", "r1", "r2", "r3"}},
+      {'E', "c2", {"pp; qq; rr => pp^qq^rr", "s1", "s2", "s3"}}, {'+', "glb_result", {"c1", "c2"}}, {'F'},
+      {'S', "glb_result", {"7"}}}},
+    {"test_block_tensor.ml Test 6: Single element [x1]",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'K', "unsqueezed", {"output", "x1"}}, {'F'}, {'S', "unsqueezed", {"1,3"}}}},
+    {"test_block_tensor.ml Test 7: Gradient flow (2-way): sin [g1; g2], summed",
+     NULL,
+     {{'T', "g1", {"", "", "2"}}, {'T', "g2", {"", "", "2"}}, {'K', "st", {"output", "g1", "g2"}},
+      {'U', "grad_result", {"sin", "st"}}, {'E', "loss", {"...|... => 0", "grad_result"}}, {'F'},
+      {'S', "grad_result", {"2,2"}}, {'S', "loss", {"1"}}, {'S', "g1", {"2"}}}},
+    {"test_block_tensor.ml Test 8: Gradient flow (3-way)",
+     NULL,
+     {{'T', "h1", {"", "", "2"}}, {'T', "h2", {"", "", "2"}}, {'T', "h3", {"", "", "2"}},
+      {'K', "st", {"output", "h1", "h2", "h3"}}, {'U', "grad3_result", {"sin", "st"}}, {'F'},
+      {'S', "grad3_result", {"3,2"}}}},
+    {"test_block_tensor.ml Test 8b: Nested gradient flow [[n1; n2]; [n3; n4]]",
+     NULL,
+     {{'T', "n1", {"", "", "2"}}, {'T', "n2", {"", "", "2"}}, {'T', "n3", {"", "", "2"}}, {'T', "n4", {"", "", "2"}},
+      {'K', "a", {"output", "n1", "n2"}}, {'K', "b", {"output", "n3", "n4"}}, {'K', "ab", {"output", "a", "b"}},
+      {'U', "grad_nested", {"sin", "ab"}}, {'F'}, {'S', "grad_nested", {"2,2,2"}}}},
+    {"test_block_tensor.ml Test 13: List block tensor with input dims",
+     NULL,
+     {{'T', "m1", {"", "2", "2"}}, {'T', "m2", {"", "2", "2"}}, {'K', "stacked_mat", {"output", "m1", "m2"}}, {'F'},
+      {'S', "stacked_mat", {"2->2,2"}}}},
+    {"test_block_tensor.ml Test 15: Empty stack rhses raises",
+     NULL,
+     {{'K', "empty", {"output"}}, {'R', NULL, {"nx_tensor_stack: empty operands"}}}},
+    /* ---- test/operations/test_concat_graph.ml ---- */
+    {"test_concat_graph.ml: sin ((x1, x2) ++^ \"a; b => a^b\"), summed",
+     NULL,
+     {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "2"}}, {'E', "cat", {"a; b => a^b", "x1", "x2"}},
+      {'U', "result", {"sin", "cat"}}, {'E', "loss", {"...|... => 0", "result"}}, {'F'}, {'S', "result", {"5"}},
+      {'S', "loss", {"1"}}}},
+    {"test_concat_graph.ml: three-way concatenation",
+     NULL,
+     {{'T', "x1_3", {"", "", "2"}}, {'T', "x2_3", {"", "", "3"}}, {'T', "x3_3", {"", "", "2"}},
+      {'E', "cat", {"a; b; c => a^b^c", "x1_3", "x2_3", "x3_3"}}, {'U', "result3", {"sin", "cat"}},
+      {'E', "loss3", {"...|... => 0", "result3"}}, {'F'}, {'S', "result3", {"7"}}, {'S', "loss3", {"1"}}}},
+    {"test_concat_graph.ml: three-way concatenation with a unit dimension",
+     NULL,
+     {{'T', "x1_u", {"", "", "2"}}, {'T', "x2_u", {"", "", "1"}}, {'T', "x3_u", {"", "", "2"}},
+      {'E', "cat", {"a; b; c => a^b^c", "x1_u", "x2_u", "x3_u"}}, {'U', "result_u", {"sin", "cat"}}, {'F'},
+      {'S', "result_u", {"5"}}, {'S', "x2_u", {"1"}}}},
+    {"test_concat_graph.ml: a unit part first (b1) and last (l)",
+     NULL,
+     {{'T', "y1", {"", "", "1"}}, {'T', "y2", {"", "", "3"}}, {'T', "y3", {"", "", "2"}},
+      {'E', "cat", {"a; b; c => a^b^c", "y1", "y2", "y3"}}, {'U', "result_b1", {"sin", "cat"}},
+      {'T', "z1", {"", "", "2"}}, {'T', "z2", {"", "", "3"}}, {'T', "z3", {"", "", "1"}},
+      {'E', "cat2", {"a; b; c => a^b^c", "z1", "z2", "z3"}}, {'U', "result_l", {"sin", "cat2"}}, {'F'},
+      {'S', "result_b1", {"6"}}, {'S', "result_l", {"6"}}}},
+    /* ---- test/einsum/tensor_puzzles.ml ---- */
+    {"tensor_puzzles.ml #2 sum: r4 ++ \"i => 0\"",
+     NULL,
+     {{'T', "r4", {"", "", "4"}}, {'E', "p2", {"i => 0", "r4"}}, {'F'}, {'S', "p2", {"1"}}}},
+    {"tensor_puzzles.ml #3 outer: a3 +* \"i; j => i->j\" b4",
+     NULL,
+     {{'T', "a3", {"", "", "3"}}, {'T', "b4", {"", "", "4"}}, {'E', "p3", {"i; j => i->j", "a3", "b4"}}, {'F'},
+      {'S', "p3", {"3->4"}}}},
+    {"tensor_puzzles.ml #9 vstack: [r3a; v9b]",
+     NULL,
+     {{'T', "r3a", {"", "", "3"}}, {'T', "v9b", {"", "", "3"}}, {'K', "p9", {"output", "r3a", "v9b"}}, {'F'},
+      {'S', "p9", {"2,3"}}}},
+    {"tensor_puzzles.ml #20 repeat: [r3d; r3d; r3d]",
+     NULL,
+     {{'T', "r3d", {"", "", "3"}}, {'K', "p20", {"output", "r3d", "r3d", "r3d"}}, {'F'}, {'S', "p20", {"3,3"}}}},
+    {"tensor_puzzles.ml #21 bucketize: (not (v21 ++ \"i=>i0\" < bnd21 ++ \"j=>0j\")) ++ \"ij => i\"",
+     NULL,
+     {{'T', "v21", {"", "", "3"}}, {'T', "bnd21", {"", "", "3"}}, {'E', "col", {"i=>i0", "v21"}},
+      {'E', "row", {"j=>0j", "bnd21"}}, {'+', "lt", {"col", "row"}}, {'U', "nt", {"not", "lt"}},
+      {'E', "p21", {"ij => i", "nt"}}, {'F'}, {'S', "col", {"3,1"}}, {'S', "row", {"1,3"}}, {'S', "lt", {"3,3"}},
+      {'S', "p21", {"3"}}}},
+    {"tensor_puzzles.ml #8 diff: a_diff +* \"i; i o => o\" diffmat",
+     NULL,
+     {{'T', "a_diff", {"", "", "5"}}, {'T', "ri5", {"", "", "5"}}, {'T', "ro4", {"", "", "4"}},
+      {'E', "gi", {"i=>i0", "ri5"}}, {'E', "gj", {"j=>0j", "ro4"}}, {'+', "diffmat", {"gi", "gj"}},
+      {'E', "p8", {"i; i o => o", "a_diff", "diffmat"}}, {'F'}, {'S', "diffmat", {"5,4"}}, {'S', "p8", {"4"}}}},
+    {"tensor_puzzles.ml #13 pad_to/pad: (a13, z13) ++^ \"i; j => i^j\"",
+     NULL,
+     {{'T', "a13", {"", "", "3"}}, {'T', "z13", {"", "", "2"}}, {'E', "p13", {"i; j => i^j", "a13", "z13"}}, {'F'},
+      {'S', "p13", {"5"}}, {'V', "p13", {"i", "3"}}, {'V', "p13", {"j", "2"}}}},
+    {"tensor_puzzles.ml #5 eye: (r ++ \"i=>i0\") = (r ++ \"j=>0j\")",
+     NULL,
+     {{'T', "r3", {"", "", "3"}}, {'E', "gi", {"i=>i0", "r3"}}, {'E', "gj", {"j=>0j", "r3"}}, {'+', "p5", {"gi", "gj"}},
+      {'F'}, {'S', "p5", {"3,3"}}}},
+    /* ---- test/operations/test_param_shape_error.ml ---- */
+    {"test_param_shape_error.ml default_linear_op: { w } * [3; 4; 5]",
+     NULL,
+     {{'P', "w", {NULL, NULL}}, {'T', "c", {"", "", "3"}}, {'*', "w_o", {"w", "c"}}, {'F'},
+      {'R', NULL, {"You forgot to specify the hidden dimension(s) 1"}}}},
+    {"test_param_shape_error.ml default_affine_op_propagated: [1; 2] + ({ w } * [3; 4; 5])",
+     NULL,
+     {{'T', "b", {"", "", "2"}}, {'P', "w", {NULL, NULL}}, {'T', "c", {"", "", "3"}}, {'*', "wc", {"w", "c"}},
+      {'+', "w_o", {"b", "wc"}}, {'F'}, {'S', "w", {"3->2"}}}},
+    {"test_param_shape_error.ml default_affine_op_unknown_input: [1; 2] + ({ w } * { x })",
+     NULL,
+     {{'T', "b", {"", "", "2"}}, {'P', "w", {NULL, NULL}}, {'P', "x", {NULL, NULL}}, {'*', "wx", {"w", "x"}},
+      {'+', "w_o", {"b", "wx"}}, {'F'}, {'R', NULL, {"You forgot to specify the hidden dimension(s) 1"}}}},
+    {"test_param_shape_error.ml default_bias_param: { x } + { y }",
+     NULL,
+     {{'P', "x", {NULL, NULL}}, {'P', "y", {NULL, NULL}}, {'+', "w_o", {"x", "y"}}, {'F'},
+      {'R', NULL, {"You forgot to specify the hidden dimension(s) 1"}}}},
+};
+#pragma GCC diagnostic pop
+
+#define MAXT 32
+
+static int slot(const char *const *names, int n, const char *name) {
+  for (int i = n - 1; i >= 0; i--)
+    if (name && !strcmp(names[i], name)) return i;
+  return -1;
+}
+
+/* The failures of the case being run, kept so a marked case can fail
+   without failing the suite. */
+static int bad;
+static char why[2048];
+
+#define EXPECT(cond, ...)                                  \
+  do {                                                     \
+    if (!(cond) && !bad++) snprintf(why, sizeof why, __VA_ARGS__); \
+  } while (0)
+
+static enum nx_axis_kind kind_of(const char *k) {
+  return !strcmp(k, "batch") ? NX_AXIS_BATCH : !strcmp(k, "input") ? NX_AXIS_INPUT : NX_AXIS_OUTPUT;
+}
+
+static void run(const program *p) {
+  nx_shape_session *s;
+  CHECK(nx_shape_session_new(&s) == 0, "session");
+  nx_tensor *t[MAXT];
+  const char *names[MAXT];
+  int n = 0, rc = 0;
+  char last[1024] = "";
+  bad = 0;
+  for (const step *st = p->steps; st->op && !bad; st++) {
+    if (st->op == 'R') {
+      EXPECT(rc != 0 && has(last, st->a[0]), "expected an error \"%s\", got %d \"%s\"", st->a[0], rc, last);
+      rc = 0;
+      continue;
+    }
+    if (rc) {
+      EXPECT(0, "step %c %s failed: %s", st[-1].op, st[-1].name ? st[-1].name : "", last);
+      break;
+    }
+#define ARG(i) (slot(names, n, st->a[i]) >= 0 ? t[slot(names, n, st->a[i])] : NULL)
+    nx_tensor *out = NULL, *args[9];
+    int nargs = 0;
+    const nx_dim *d;
+    switch (st->op) {
+    case 'T': rc = nx_tensor_term(s, st->name, st->a[0], st->a[1], st->a[2], &out); break;
+    case 'P': rc = nx_tensor_param(s, st->name, st->a[0], st->a[1], &out); break;
+    case 'E':
+    case 'K':
+      for (int i = 1; i < 10 && st->a[i]; i++) args[nargs++] = ARG(i);
+      rc = st->op == 'E' ? nx_tensor_einsum(s, st->a[0], args, nargs, &out) : nx_tensor_stack(s, kind_of(st->a[0]), args, nargs, &out);
+      break;
+    case '+': rc = nx_tensor_binary(s, "+", ARG(0), ARG(1), &out); break;
+    case '*': rc = nx_tensor_compose(s, ARG(0), ARG(1), &out); break;
+    case 'U': rc = nx_tensor_unary(s, st->a[0], ARG(1), &out); break;
+    case 'D':
+      d = nx_tensor_spec_dim(ARG(0), st->a[1]);
+      rc = d ? nx_tensor_set_dim(s, d, atoll(st->a[2])) : NX_EINVAL;
+      break;
+    case 'F': rc = nx_shape_finish(s); break;
+    case 'S': {
+      nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
+      const char *got = x ? shape_str(s, x, NX_SHAPE_STYLE_SIZE) : "?";
+      EXPECT(x && !strcmp(got, st->a[0]), "%s is %s, expected %s", st->name, got, st->a[0]);
+      break;
+    }
+    case 'V': {
+      nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
+      d = x ? nx_tensor_spec_dim(x, st->a[0]) : NULL;
+      EXPECT(d && val(s, d) == atoll(st->a[1]), "%s's %s is %lld, expected %s", st->name, st->a[0],
+             d ? (long long)val(s, d) : -1LL, st->a[1]);
+      break;
+    }
+    }
+    if (rc) snprintf(last, sizeof last, "%s", nx_error_message());
+    if (out && n < MAXT) {
+      t[n] = out;
+      names[n++] = st->name;
+    }
+  }
+  EXPECT(rc == 0, "the last step failed: %s", last);
+  nx_shape_session_free(s);
+}
+
+int main(void) {
+  int skipped = 0, ncases = (int)(sizeof cases / sizeof *cases);
+  for (int i = 0; i < ncases; i++) {
+    run(&cases[i]);
+    if (!cases[i].needs) {
+      CHECK(!bad, "%s: %s", cases[i].source, why);
+      continue;
+    }
+    CHECK(bad, "%s: passes now, though marked as needing %s: remove the mark", cases[i].source, cases[i].needs);
+    if (bad) {
+      skipped++;
+      printf("skipped (needs %s): %s: %s\n", cases[i].needs, cases[i].source, why);
+    }
+  }
+  printf("%d ported cases, %d passed, %d skipped for a missing feature\n", ncases, ncases - skipped, skipped);
+  return check_done();
+}
