@@ -277,6 +277,67 @@ NX_API int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t
 /* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by kind. */
 NX_API int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b);
 
+/* ---- Delayed variable references ------------------------------------- */
+
+/* A reference to a spec label that an einsum binds later (OCANNL's
+   get_variable_ref): a dim label, or a row variable's name. Sizes set on it
+   before the binding are kept and applied when it comes. Owned by the
+   session. */
+typedef struct nx_shape_ref nx_shape_ref;
+
+/* nx_shape_ref_new(s, label) is a fresh, unbound reference to label.
+   NULL (message set) on a NULL argument or when memory runs out. */
+NX_API nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label);
+
+/* nx_shape_ref_label(r) is r's label (NULL for a NULL r). */
+NX_API const char *nx_shape_ref_label(const nx_shape_ref *r);
+
+/* nx_tensor_einsum_refs(s, spec, args, n, refs, nrefs, &t) is
+   nx_tensor_einsum that also binds each reference to the dim or row
+   variable its label names in spec (OCANNL's captured dims) and applies a
+   size known on it (a dim's size, a row's total elements).
+   Fails as nx_tensor_einsum; with NX_EINVAL and "Variable L not found in
+   environments for spec: ..." if a label is in no operand of spec (the
+   einsum's constraints are then kept, t is not set); on a shape error of a
+   size applied. */
+NX_API int nx_tensor_einsum_refs(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
+                                 nx_shape_ref *const *refs, int nrefs, nx_tensor **t);
+
+/* nx_shape_ref_value(s, r, &size) sets size to r's known size and returns
+   0, or returns NX_NONE: the size set on r, else its bound variable's
+   solution (a row's element count once closed and solved). Fails with
+   NX_EINVAL on a NULL argument. */
+NX_API int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size);
+
+/* nx_shape_ref_set_dim(s, r, size) is OCANNL's Shape.set_dim: the size of a
+   dim reference, the total elements of a row reference, kept until an
+   einsum binds an unbound one.
+   Fails with NX_EINVAL: "Cannot set dimension for variable reference with
+   label L" if r's known size differs, a negative size, a NULL argument, or
+   a shape error of applying it. */
+NX_API int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t size);
+
+/* nx_shape_ref_set_equal(s, a, b) is OCANNL's Shape.set_equal: with both
+   sizes known they must agree; with one known, the other is set to it;
+   else two bound dims (or two bound rows) are made equal.
+   Fails with NX_EINVAL: "Cannot set equal dimensions for variable
+   references with different values", "set_equal: insufficient information
+   between labels A and B" (one unbound, neither size known), a dim and a
+   row reference neither of known size (not supported), a NULL argument, or
+   a shape error. */
+NX_API int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b);
+
+/* nx_shape_ref_set_scale(s, factor, large, small) is OCANNL's
+   Shape.set_scale: large = factor * small, for dim references; decided at
+   once where sizes are known, else an equation with the affine dim
+   factor*small.
+   Fails with NX_EINVAL and OCANNL's messages: "factor must be >= 1",
+   "requires two dimension variables" (a row reference), "dimensions do not
+   satisfy d_large = factor * d_small", "solved dimension N for L is not
+   divisible by factor F", "insufficient information between labels"; a
+   NULL argument, or a shape error. */
+NX_API int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *large, nx_shape_ref *small);
+
 /* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
    solution with nx_shape_row_subst); nx_tensor_label(t) its label. */
 NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind);

@@ -24,7 +24,11 @@
    F: finish
    S name shape: name's shape (SIZE style)
    V name label size: the dim label stood for in name's spec is size
-   R message: the step before failed with a message holding it */
+   R message: the step before failed with a message holding it
+   r ref [label]: a new reference (labelled ref, or label); d ref size: nx_shape_ref_set_dim;
+   q a b: nx_shape_ref_set_equal; x factor large small: set_scale;
+   e name spec args... | refs...: nx_tensor_einsum_refs;
+   v ref size: ref's known size is size ("?": none) */
 typedef struct {
   char op;
   const char *name;
@@ -176,6 +180,118 @@ static const program cases[] = {
      NULL,
      {{'T', "r3", {"", "", "3"}}, {'E', "gi", {"i=>i0", "r3"}}, {'E', "gj", {"j=>0j", "r3"}}, {'+', "p5", {"gi", "gj"}},
       {'F'}, {'S', "p5", {"3,3"}}}},
+    /* ---- test/einsum/test_einsum_capture.ml ---- */
+    {"test_einsum_capture.ml test_set_dim_and_set_equal, Tests 1-3",
+     NULL,
+     {{'r', "test_var1"}, {'r', "test_var2"}, {'d', "test_var1", {"42"}}, {'v', "test_var1", {"42"}},
+      {'q', NULL, {"test_var2", "test_var1"}}, {'v', "test_var2", {"42"}}, {'r', "test_var3"}, {'d', "test_var3", {"42"}},
+      {'q', NULL, {"test_var1", "test_var3"}}}},
+    {"test_einsum_capture.ml test_set_dim_and_set_equal, Test 4 (different values)",
+     NULL,
+     {{'r', "test_var6"}, {'r', "test_var7"}, {'d', "test_var6", {"50"}}, {'d', "test_var7", {"75"}},
+      {'q', NULL, {"test_var6", "test_var7"}},
+      {'R', NULL, {"Cannot set equal dimensions for variable references with different values"}}}},
+    {"test_einsum_capture.ml test_set_dim_and_set_equal, Test 5 (capture in an einsum)",
+     NULL,
+     {{'r', "p"}, {'r', "q"}, {'r', "r"}, {'P', "x_test", {NULL, "3,4"}}, {'P', "y_test", {NULL, "4,5"}},
+      {'e', "z_test", {"pq;qr=>pr", "x_test", "y_test", "|", "p", "q", "r"}}, {'F'}, {'v', "p", {"3"}},
+      {'v', "q", {"4"}}, {'v', "r", {"5"}}}},
+    {"test_einsum_capture.ml test_set_dim_and_set_equal, Test 6 (row-dimension equality)",
+     NULL,
+     {{'r', "s"}, {'P', "x_row", {NULL, "2,6"}}, {'P', "y_row", {NULL, "6,3"}},
+      {'e', "z_row", {"a..s..;..s..b=>ab", "x_row", "y_row", "|", "s"}}, {'r', "test_dim"},
+      {'q', NULL, {"s", "test_dim"}}, {'F'}, {'v', "s", {"6"}}, {'v', "test_dim", {"6"}}}},
+    {"test_einsum_capture.ml capture_for_shape_validation, Test 1 (i = k)",
+     NULL,
+     {{'r', "i"}, {'r', "j"}, {'r', "k"}, {'P', "a1", {NULL, "4,6"}}, {'P', "b1", {NULL, "6,4"}},
+      {'e', "c1", {"ij;jk=>ik", "a1", "b1", "|", "i", "j", "k"}}, {'q', NULL, {"i", "k"}}, {'F'}, {'S', "c1", {"4,4"}},
+      {'v', "i", {"4"}}, {'v', "k", {"4"}}}},
+    {"test_einsum_capture.ml capture_for_shape_validation, Test 2 (a = d, c = 7)",
+     NULL,
+     {{'r', "a"}, {'r', "b"}, {'r', "c"}, {'r', "d"}, {'P', "x2", {NULL, "3,5,7"}}, {'P', "y2", {NULL, "5,7,3"}},
+      {'e', "z2", {"abc;bcd=>ad", "x2", "y2", "|", "a", "b", "c", "d"}}, {'q', NULL, {"a", "d"}}, {'r', "fixed_c"},
+      {'d', "fixed_c", {"7"}}, {'q', NULL, {"c", "fixed_c"}}, {'F'}, {'S', "z2", {"3,3"}}, {'v', "a", {"3"}},
+      {'v', "b", {"5"}}, {'v', "c", {"7"}}, {'v', "d", {"3"}}}},
+    {"test_einsum_capture.ml capture_for_shape_validation, Test 3 (row1 = row2)",
+     NULL,
+     {{'r', "row1"}, {'r', "row2"}, {'P', "r1", {NULL, "2,3,4"}}, {'P', "r2", {NULL, "3,5"}},
+      {'e', "r3", {"a, ..row1.., b; ..row2.., c => a, ..row1.., c", "r1", "r2", "|", "row1", "row2"}},
+      {'q', NULL, {"row1", "row2"}}, {'F'}, {'S', "r3", {"2,3,5"}}, {'v', "row1", {"3"}}, {'v', "row2", {"3"}}}},
+    {"test_einsum_capture.ml capture_for_shape_validation, Test 4 (mixed row and dimension)",
+     NULL,
+     {{'r', "mix"}, {'r', "n"}, {'P', "m1", {NULL, "2,4,8"}}, {'e', "m2", {"..mix.., n => n, ..mix..", "m1", "|", "mix", "n"}},
+      {'q', NULL, {"mix", "n"}}, {'F'}, {'S', "m2", {"8,2,4"}}, {'v', "n", {"8"}}, {'v', "mix", {"8"}}}},
+    {"test_einsum_capture.ml capture_for_shape_validation, Test 5 (propagation across operations)",
+     NULL,
+     {{'r', "a"}, {'r', "b"}, {'r', "d"}, {'r', "e"}, {'r', "f"}, {'P', "chain1", {NULL, "4,5"}},
+      {'e', "chain2", {"a, b => b, a", "chain1", "|", "a", "b"}}, {'P', "chain3", {NULL, "5,6"}},
+      {'e', "chain4", {"e, d; e, f => d, f", "chain2", "chain3", "|", "d", "e", "f"}}, {'q', NULL, {"a", "d"}},
+      {'q', NULL, {"b", "e"}}, {'r', "final_size"}, {'d', "final_size", {"4"}}, {'q', NULL, {"d", "final_size"}}, {'F'},
+      {'S', "chain2", {"5,4"}}, {'S', "chain4", {"4,6"}}, {'v', "a", {"4"}}, {'v', "b", {"5"}}, {'v', "f", {"6"}}}},
+    {"test_einsum_capture.ml capture_for_shape_inference, Test 1 (constraint-driven shapes)",
+     NULL,
+     {{'r', "i"}, {'r', "j"}, {'r', "k"}, {'P', "m1", {NULL, NULL}}, {'P', "m2", {NULL, NULL}},
+      {'e', "result1", {"ij;jk=>ik", "m1", "m2", "|", "i", "j", "k"}}, {'r', "i_size"}, {'r', "j_size"}, {'r', "k_size"},
+      {'d', "i_size", {"3"}}, {'d', "j_size", {"4"}}, {'d', "k_size", {"5"}}, {'q', NULL, {"i", "i_size"}},
+      {'q', NULL, {"j", "j_size"}}, {'q', NULL, {"k", "k_size"}}, {'F'}, {'S', "m1", {"3,4"}}, {'S', "m2", {"4,5"}},
+      {'S', "result1", {"3,5"}}}},
+    {"test_einsum_capture.ml capture_for_shape_inference, Test 2 (a chain)",
+     NULL,
+     {{'r', "a1", {"a"}}, {'r', "b1", {"b"}}, {'r', "a", {"a"}}, {'r', "b", {"b"}}, {'r', "c", {"c"}},
+      {'P', "base", {NULL, NULL}}, {'e', "transposed", {"ab=>ba", "base", "|", "a1", "b1"}},
+      {'P', "multiplied", {NULL, NULL}}, {'e', "final", {"ba;bc=>ac", "transposed", "multiplied", "|", "a", "b", "c"}},
+      {'r', "base_height"}, {'r', "base_width"}, {'r', "mult_depth"}, {'d', "base_height", {"6"}},
+      {'d', "base_width", {"8"}}, {'d', "mult_depth", {"10"}}, {'q', NULL, {"a", "base_height"}},
+      {'q', NULL, {"b", "base_width"}}, {'q', NULL, {"c", "mult_depth"}}, {'F'}, {'S', "base", {"6,8"}},
+      {'S', "transposed", {"8,6"}}, {'S', "multiplied", {"8,10"}}, {'S', "final", {"6,10"}}}},
+    {"test_einsum_capture.ml: a label in no operand",
+     NULL,
+     {{'r', "zz"}, {'T', "x", {"", "", "2"}}, {'e', "y", {"i => i", "x", "|", "zz"}},
+      {'R', NULL, {"Variable zz not found in environments for spec: i => i"}}}},
+    /* ---- test/einsum/test_set_scale.ml ---- */
+    {"test_set_scale.ml test_scale_input_solved_first",
+     NULL,
+     {{'r', "input", {"input_dim"}}, {'r', "hidden", {"hidden_dim"}}, {'d', "input", {"8"}},
+      {'x', NULL, {"2", "hidden", "input"}}, {'v', "input", {"8"}}, {'v', "hidden", {"16"}}}},
+    {"test_set_scale.ml test_scale_hidden_solved_first",
+     NULL,
+     {{'r', "input", {"input_dim"}}, {'r', "hidden", {"hidden_dim"}}, {'d', "hidden", {"16"}},
+      {'x', NULL, {"2", "hidden", "input"}}, {'v', "input", {"8"}}, {'v', "hidden", {"16"}}}},
+    {"test_set_scale.ml test_scale_both_solved_mismatch",
+     NULL,
+     {{'r', "input", {"input_dim"}}, {'r', "hidden", {"hidden_dim"}}, {'d', "input", {"8"}}, {'d', "hidden", {"17"}},
+      {'x', NULL, {"2", "hidden", "input"}},
+      {'R', NULL, {"Shape.set_scale: dimensions do not satisfy d_large = factor * d_small"}}}},
+    {"test_set_scale.ml test_scale_non_divisible",
+     NULL,
+     {{'r', "input", {"input_dim"}}, {'r', "hidden", {"hidden_dim"}}, {'d', "hidden", {"17"}},
+      {'x', NULL, {"2", "hidden", "input"}},
+      {'R', NULL, {"Shape.set_scale: solved dimension 17 for hidden_dim is not divisible by factor 2"}}}},
+    {"test_set_scale.ml test_scale_invalid_factor",
+     NULL,
+     {{'r', "input", {"input_dim"}}, {'r', "hidden", {"hidden_dim"}}, {'x', NULL, {"0", "hidden", "input"}},
+      {'R', NULL, {"Shape.set_scale: factor must be >= 1, got 0"}}}},
+    {"test_set_scale.ml test_scale_consistent_with_einsum",
+     NULL,
+     {{'r', "i"}, {'r', "j"}, {'r', "k"}, {'P', "a", {NULL, "4,6"}}, {'P', "b", {NULL, "6,12"}},
+      {'e', "c", {"ij;jk=>ik", "a", "b", "|", "i", "j", "k"}}, {'x', NULL, {"3", "k", "i"}}, {'F'}, {'v', "i", {"4"}},
+      {'v', "j", {"6"}}, {'v', "k", {"12"}}}},
+    {"test_set_scale.ml test_scale_dim_dim_propagates_through_solver",
+     NULL,
+     {{'r', "i"}, {'r', "k"}, {'P', "a", {NULL, NULL}}, {'P', "b", {NULL, NULL}},
+      {'e', "c", {"i;k=>ik", "a", "b", "|", "i", "k"}}, {'x', NULL, {"2", "k", "i"}}, {'d', "i", {"4"}}, {'F'},
+      {'v', "i", {"4"}}, {'v', "k", {"8"}}}},
+    {"test_set_scale.ml test_scale_dim_dim_mismatch_through_solver",
+     NULL,
+     {{'r', "i"}, {'r', "k"}, {'P', "a", {NULL, NULL}}, {'P', "b", {NULL, NULL}},
+      {'e', "c", {"i;k=>ik", "a", "b", "|", "i", "k"}}, {'x', NULL, {"2", "k", "i"}}, {'d', "i", {"8"}},
+      {'d', "k", {"15"}}, {'R', NULL, {"solved dimensions for axis: mismatch"}}}},
+    {"test_set_scale.ml test_scale_rejects_row_variable",
+     NULL,
+     {{'r', "s"}, {'P', "x_row", {NULL, "2,6"}}, {'P', "y_row", {NULL, "6,3"}},
+      {'e', "z_row", {"a..s..;..s..b=>ab", "x_row", "y_row", "|", "s"}}, {'r', "dim_var"}, {'d', "dim_var", {"12"}},
+      {'x', NULL, {"2", "s", "dim_var"}},
+      {'R', NULL, {"Shape.set_scale: requires two dimension variables; got at least one row variable (labels s, dim_var)"}}}},
     /* ---- test/operations/test_param_shape_error.ml ---- */
     {"test_param_shape_error.ml default_linear_op: { w } * [3; 4; 5]",
      NULL,
@@ -197,6 +313,7 @@ static const program cases[] = {
 #pragma GCC diagnostic pop
 
 #define MAXT 32
+#define MAXR 16
 
 static int slot(const char *const *names, int n, const char *name) {
   for (int i = n - 1; i >= 0; i--)
@@ -223,7 +340,9 @@ static void run(const program *p) {
   CHECK(nx_shape_session_new(&s) == 0, "session");
   nx_tensor *t[MAXT];
   const char *names[MAXT];
-  int n = 0, rc = 0;
+  int n = 0, rc = 0, nr = 0;
+  nx_shape_ref *refs[MAXR];
+  const char *rnames[MAXR];
   char last[1024] = "";
   bad = 0;
   for (const step *st = p->steps; st->op && !bad; st++) {
@@ -255,6 +374,31 @@ static void run(const program *p) {
       d = nx_tensor_spec_dim(ARG(0), st->a[1]);
       rc = d ? nx_tensor_set_dim(s, d, atoll(st->a[2])) : NX_EINVAL;
       break;
+#define REF(i) (slot(rnames, nr, st->a[i]) >= 0 ? refs[slot(rnames, nr, st->a[i])] : NULL)
+    case 'r':
+      if (nr < MAXR && (refs[nr] = nx_shape_ref_new(s, st->a[0] ? st->a[0] : st->name))) rnames[nr++] = st->name;
+      break;
+    case 'd': rc = nx_shape_ref_set_dim(s, slot(rnames, nr, st->name) >= 0 ? refs[slot(rnames, nr, st->name)] : NULL,
+                                        atoll(st->a[0])); break;
+    case 'q': rc = nx_shape_ref_set_equal(s, REF(0), REF(1)); break;
+    case 'x': rc = nx_shape_ref_set_scale(s, atoll(st->a[0]), REF(1), REF(2)); break;
+    case 'e': {
+      nx_shape_ref *rs[9];
+      int i = 1, k = 0;
+      for (; i < 10 && st->a[i] && strcmp(st->a[i], "|"); i++) args[nargs++] = ARG(i);
+      for (i++; i < 10 && st->a[i]; i++) rs[k++] = REF(i);
+      rc = nx_tensor_einsum_refs(s, st->a[0], args, nargs, rs, k, &out);
+      break;
+    }
+    case 'v': {
+      int64_t size = -1;
+      nx_shape_ref *r = slot(rnames, nr, st->name) >= 0 ? refs[slot(rnames, nr, st->name)] : NULL;
+      int got = r ? nx_shape_ref_value(s, r, &size) : NX_EINVAL;
+      if (!strcmp(st->a[0], "?")) EXPECT(got == NX_NONE, "%s is known (%lld), expected unknown", st->name, (long long)size);
+      else EXPECT(got == 0 && size == atoll(st->a[0]), "%s is %lld (%d), expected %s", st->name, (long long)size, got,
+                  st->a[0]);
+      break;
+    }
     case 'F': rc = nx_shape_finish(s); break;
     case 'S': {
       nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
