@@ -83,7 +83,8 @@ NX_API int nx_shape_session_new(nx_shape_session **s);
 NX_API void nx_shape_session_free(nx_shape_session *s);
 
 /* The number of constraints the session has processed so far (each one
-   handled by the solver, including those it re-emits). */
+   handled by the solver, including those it re-emits). Never fails but on
+   a NULL session: 0, with the message set. */
 NX_API int64_t nx_shape_constraint_count(const nx_shape_session *s);
 
 /* The number of constraints held undecided after the last solve (deferred
@@ -101,35 +102,39 @@ NX_API int nx_shape_deferred_count(const nx_shape_session *s);
    (NULL for "default"). NULL if d < 0 or memory runs out. */
 NX_API const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis);
 
-/* nx_dim_top(s) is 1 of basis bcast_if_1, the broadcast top. */
+/* nx_dim_top(s) is 1 of basis bcast_if_1, the broadcast top. NULL (the
+   message set) only for a NULL session. */
 NX_API const nx_dim *nx_dim_top(nx_shape_session *s);
 
-/* nx_dim_var(s, name) is a fresh dimension variable; name may be NULL. */
+/* nx_dim_var(s, name) is a fresh dimension variable; name may be NULL.
+   NULL on a NULL session or when memory runs out. */
 NX_API const nx_dim *nx_dim_var(nx_shape_session *s, const char *name);
 
 /* nx_dim_affine(s, stride, over, offset) is the affine dim stride*over+offset
-   (its size is stride times over's). NULL if stride < 1, offset < 0 or over
-   is NULL. */
+   (its size is stride times over's). NULL if s or over is NULL, stride < 1,
+   offset < 0, or memory runs out. */
 NX_API const nx_dim *nx_dim_affine(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset);
 
 /* nx_dim_conv(s, stride, over, offset, dilation, kernel, use_padding) is a
    convolution axis: its size is stride*over with padding, and
    stride*(over-1)+1+(kernel-1)*dilation without; kernel NULL is none (an
-   affine dim). NULL on a bad argument. */
+   affine dim). NULL if s or over is NULL, stride < 1, offset < 0, dilation
+   < 1 with a kernel, or memory runs out. */
 NX_API const nx_dim *nx_dim_conv(nx_shape_session *s, int64_t stride, const nx_dim *over, int64_t offset,
                                  int64_t dilation, const nx_dim *kernel, bool use_padding);
 
 /* nx_dim_concat(s, parts, n) is the concatenation of n >= 1 dims; its size
-   is the sum of theirs. */
+   is the sum of theirs. NULL if s, parts or a part is NULL, n < 1, or
+   memory runs out. */
 NX_API const nx_dim *nx_dim_concat(nx_shape_session *s, const nx_dim *const *parts, int n);
 
-/* nx_row_var_new(s, name) is a fresh row variable's id (> 0), or a negative
-   status. */
+/* nx_row_var_new(s, name) is a fresh row variable's id (> 0). Fails with
+   NX_EINVAL on a NULL session, NX_ENOMEM when memory runs out. */
 NX_API int nx_row_var_new(nx_shape_session *s, const char *name);
 
 /* nx_row_make(s, beg, nbeg, dims, ndims, var) is the row beg..<var>..dims,
-   closed when var is 0. NULL if a count is negative, a dim is NULL or var is
-   not a row variable of s. */
+   closed when var is 0. NULL if s is NULL, a count is negative, a list or a
+   dim is NULL, var is not a row variable of s, or memory runs out. */
 NX_API const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
                                  int ndims, int var);
 
@@ -137,7 +142,9 @@ NX_API const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, 
 
 /* Each nx_shape_add_* adds one constraint to the session's pending list,
    with its origin (NULL for none); nx_shape_solve processes them. They fail
-   only on a NULL argument or when memory runs out. */
+   only with NX_EINVAL on a NULL argument (and a negative total or count,
+   for those that take one), or NX_ENOMEM when memory runs out; a shape
+   error is found by the solve that processes the constraint. */
 NX_API int nx_shape_add_dim_eq(nx_shape_session *s, const nx_dim *a, const nx_dim *b, const nx_shape_origin *o);
 NX_API int nx_shape_add_dim_ineq(nx_shape_session *s, const nx_dim *res, const nx_dim *opnd, const nx_shape_origin *o);
 NX_API int nx_shape_add_row_eq(nx_shape_session *s, const nx_row *a, const nx_row *b, const nx_shape_origin *o);
@@ -171,11 +178,13 @@ NX_API int nx_shape_solve(nx_shape_session *s, int stage);
    session) if d's size is past int64 (e.g. 2*k with k = INT64_MAX). */
 NX_API int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis);
 
-/* nx_shape_row_subst(s, r) is r under the current solution. */
+/* nx_shape_row_subst(s, r) is r under the current solution. NULL on a NULL
+   argument; out of memory leaves parts unsubstituted (never NULL). */
 NX_API const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r);
 
 /* Reading a row: its flank lengths, a dim of either flank, and its row
-   variable (0 when closed). */
+   variable (0 when closed). A NULL row reads as closed and empty (0 or
+   NULL) with the message set; an index out of range gives NULL. */
 NX_API int nx_row_beg_count(const nx_row *r);
 NX_API int nx_row_dims_count(const nx_row *r);
 NX_API const nx_dim *nx_row_beg_dim(const nx_row *r, int i);
@@ -184,7 +193,9 @@ NX_API int nx_row_var(const nx_row *r);
 
 /* nx_row_to_string(s, r, buf, cap) writes r under the solution as
    `3,..v..,7` (..v.. only for an open row; dims as in nx_tensor_to_string)
-   and returns the length, or -1 with the message set if cap is too small. */
+   and returns the length. Fails with NX_EINVAL on a NULL s or r, a NULL buf
+   with cap > 0, or a cap too small for the text and its NUL (buf then holds
+   a truncated prefix). */
 NX_API int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
 
 /* ---- Symbolic tensors -------------------------------------------------- */
@@ -193,22 +204,29 @@ NX_API int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, siz
    each a size (`784`) or a labelled size (`rgb=3`). NULL for a row to infer
    (an open row), "" for a closed empty row. */
 
+/* Every function that makes a tensor fails with NX_EINVAL on a NULL session,
+   operand or result pointer, or when the session is tainted (naming its
+   first error), and with NX_ENOMEM when memory runs out; the shape error
+   its constraints meet at stage 1 fails it too, tainting the session.
+   *t is set only on success. */
+
 /* nx_tensor_term(s, label, batch, input, output, &t) makes a leaf tensor (a
    constant or data) with the given rows.
-   Fails if an axis list is malformed (its position is named). */
+   Fails also if an axis list is malformed (its position is named). */
 NX_API int nx_tensor_term(nx_shape_session *s, const char *label, const char *batch, const char *input,
                           const char *output, nx_tensor **t);
 
 /* nx_tensor_param(s, label, input, output, &t) makes a parameter: its batch
    row is closed and empty; rows given as NULL are inferred from its uses,
    and closing fails with "You forgot to specify the hidden dimension(s) ..."
-   if they cannot be. */
+   if they cannot be. Fails also if an axis list is malformed. */
 NX_API int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, const char *output,
                            nx_tensor **t);
 
 /* nx_tensor_fill(s, label, total, batch, input, output, &t) makes a leaf that
    holds `total` elements (a reshape or a constant fill): the product of its
-   dims is total, so one unknown dim or row is deduced. */
+   dims is total, so one unknown dim or row is deduced. Fails also if total
+   is negative or an axis list is malformed. */
 NX_API int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch,
                           const char *input, const char *output, nx_tensor **t);
 
@@ -264,17 +282,22 @@ NX_API int nx_tensor_stack(nx_shape_session *s, enum nx_axis_kind kind, nx_tenso
 /* nx_tensor_spec_dim(t, label) is the dim variable that label stood for in
    the spec that made t (a capture), or NULL; nx_tensor_spec_row(t, name) is
    the row of the row variable ..name.. (or of `...` in a kind: "batch",
-   "input", "output"), or NULL. */
+   "input", "output"), or NULL (without a message: the spec had no such
+   name, or t is not an einsum). NULL with the message set when t or the
+   name is NULL. */
 NX_API const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label);
 NX_API const nx_row *nx_tensor_spec_row(const nx_tensor *t, const char *name);
 
 /* nx_tensor_set_dim(s, d, size) solves dim variable d to size (default
    basis); nx_tensor_set_row_total(s, r, total) constrains row r to hold
-   `total` elements. Fail on a shape error. */
+   `total` elements. Both solve at stage 1. Fail with NX_EINVAL on a NULL
+   argument, a negative size or total, a tainted session, or a shape error
+   (tainting); NX_ENOMEM when memory runs out. */
 NX_API int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size);
 NX_API int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t total);
 
-/* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by kind. */
+/* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by
+   kind, and solves at stage 1. Fails as nx_tensor_set_dim does. */
 NX_API int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b);
 
 /* ---- Delayed variable references ------------------------------------- */
@@ -339,20 +362,25 @@ NX_API int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape
 NX_API int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *large, nx_shape_ref *small);
 
 /* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
-   solution with nx_shape_row_subst); nx_tensor_label(t) its label. */
+   solution with nx_shape_row_subst); nx_tensor_label(t) its label. NULL for
+   a NULL tensor (the message set) or a kind out of range. */
 NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind);
 NX_API const char *nx_tensor_label(const nx_tensor *t);
 
 /* nx_shape_finish(s) closes inference: stages 2 to 7 over every constraint
    and mark, after which every shape of s is solved (closed rows, solved
-   dims). Fails with the first shape error. */
+   dims). Fails with NX_EINVAL on a NULL session, a tainted one, the first
+   shape error (tainting), or constraints left unsolved after stage 7;
+   NX_ENOMEM when memory runs out. */
 NX_API int nx_shape_finish(nx_shape_session *s);
 
 /* nx_tensor_to_string(s, t, style, buf, cap) writes t's shape under the
    current solution as OCANNL's to_string_hum does: rows joined by `|` and
    `->`, an empty batch or input row left out; a solved dim as its size, or
    `label=size` for a user basis; a variable as `$id` or `$id:name`; and
-   returns the length, or -1 with the message set if cap is too small. */
+   returns the length. Fails with NX_EINVAL on a NULL s or t, a NULL buf
+   with cap > 0, an unknown style, or a cap too small for the text and its
+   NUL. */
 NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style style, char *buf,
                                size_t cap);
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tensor_internal.h"
 
 #define NOMEM(fn) nx__fail(NX_ENOMEM, "%s: out of memory", fn)
 
@@ -19,7 +19,7 @@ const nx_dim *nx_dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
     nx__fail(NX_EINVAL, "nx_dim_solved: size %lld is negative", (long long)d);
     return NULL;
   }
-  const nx_dim *x = nx__dim_solved(s, d, basis);
+  const nx_dim *x = nx__shape_dim_solved(s, d, basis);
   return x ? x : nomem_null("nx_dim_solved");
 }
 
@@ -31,7 +31,7 @@ const nx_dim *nx_dim_top(nx_shape_session *s) { return s ? s->top : NULL_ARG("nx
 const nx_dim *nx_dim_var(nx_shape_session *s, const char *name) {
   if (!s) return NULL_ARG("nx_dim_var", "the session");
   int v = nx__shape_new_var(s, false, name);
-  const nx_dim *x = v < 0 ? NULL : nx__dim_var(s, v);
+  const nx_dim *x = v < 0 ? NULL : nx__shape_dim_var(s, v);
   return x ? x : nomem_null("nx_dim_var");
 }
 
@@ -102,7 +102,7 @@ const nx_row *nx_row_make(nx_shape_session *s, const nx_dim *const *beg, int nbe
       nx__fail(NX_EINVAL, "nx_row_make: dim %d is NULL", i);
       return NULL;
     }
-  const nx_row *r = nx__row_new(s, beg, nbeg, dims, ndims, var);
+  const nx_row *r = nx__shape_row_new(s, beg, nbeg, dims, ndims, var);
   return r ? r : nomem_null("nx_row_make");
 }
 
@@ -121,27 +121,27 @@ int nx_row_var(const nx_row *r) { return no_row(r, "nx_row_var") ? 0 : r->var; }
 
 static int add(nx_shape_session *s, const char *fn, const nx__cons *c, bool ok) {
   if (!s || !ok) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
-  return nx__push(s, &s->pending, c) ? NOMEM(fn) : 0;
+  return nx__shape_push(s, &s->pending, c) ? NOMEM(fn) : 0;
 }
 
 int nx_shape_add_dim_eq(nx_shape_session *s, const nx_dim *a, const nx_dim *b, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = a, .d2 = b, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = a, .d2 = b, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_dim_eq", &c, a && b);
 }
 int nx_shape_add_dim_ineq(nx_shape_session *s, const nx_dim *res, const nx_dim *opnd, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_DIM_INEQ, .d1 = res, .d2 = opnd, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_DIM_INEQ, .d1 = res, .d2 = opnd, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_dim_ineq", &c, res && opnd);
 }
 int nx_shape_add_row_eq(nx_shape_session *s, const nx_row *a, const nx_row *b, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = a, .r2 = b, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = a, .r2 = b, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_row_eq", &c, a && b);
 }
 int nx_shape_add_row_ineq(nx_shape_session *s, const nx_row *res, const nx_row *opnd, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_ROW_INEQ, .r1 = res, .r2 = opnd, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_ROW_INEQ, .r1 = res, .r2 = opnd, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_row_ineq", &c, res && opnd);
 }
 int nx_shape_add_at_least(nx_shape_session *s, const nx_dim *d, int64_t n, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = d, .n = n, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = d, .n = n, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_at_least", &c, d != NULL);
 }
 
@@ -165,7 +165,7 @@ int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int
   nx__cons c = {.kind = NX__C_TOTAL, .nrows = n, .n = total};
   if (ok) {
     c.rows = copy_rows(s, rows, n);
-    c.o = nx__origin_make(s, o);
+    c.o = nx__shape_origin_make(s, o);
   }
   return add(s, "nx_shape_add_total_elems", &c, ok);
 }
@@ -176,23 +176,23 @@ int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, co
   nx__cons c = {.kind = NX__C_EXACT, .nrows = n};
   if (ok) {
     c.rows = copy_rows(s, rows, n);
-    c.ex = nx__row_new(s, NULL, 0, dims, ndims, 0);
-    c.o = nx__origin_make(s, o);
+    c.ex = nx__shape_row_new(s, NULL, 0, dims, ndims, 0);
+    c.o = nx__shape_origin_make(s, o);
   }
   return add(s, "nx_shape_add_exact", &c, ok);
 }
 
 int nx_shape_add_terminal_dim(nx_shape_session *s, bool is_param, const nx_dim *d, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_TERM_DIM, .d1 = d, .is_param = is_param, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_TERM_DIM, .d1 = d, .is_param = is_param, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_terminal_dim", &c, d != NULL);
 }
 int nx_shape_add_terminal_row(nx_shape_session *s, bool is_param, const nx_row *r, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = r, .is_param = is_param, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = r, .is_param = is_param, .o = s ? nx__shape_origin_make(s, o) : NULL};
   if (s && r && is_param && r->var) NX__VAR(s, r->var)->is_param = true;
   return add(s, "nx_shape_add_terminal_row", &c, r != NULL);
 }
 int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_origin *o) {
-  nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = r, .o = s ? nx__origin_make(s, o) : NULL};
+  nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = r, .o = s ? nx__shape_origin_make(s, o) : NULL};
   return add(s, "nx_shape_add_shape_row", &c, r != NULL);
 }
 
@@ -203,9 +203,9 @@ int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_
    passes only those a change woke, in the same order: the others would
    decide as they did. */
 static int run_stage(nx_shape_session *s, int stage) {
-  int rc = nx__run(s, stage);
+  int rc = nx__shape_run(s, stage);
   if (rc || stage == 1) return rc;
-  if (stage == 2 && ((rc = nx__stage2_pairs(s)) || (rc = nx__run(s, stage)))) return rc;
+  if (stage == 2 && ((rc = nx__shape_stage2_pairs(s)) || (rc = nx__shape_run(s, stage)))) return rc;
   unsigned active = (stage >= 3 ? 1u : 0u) | (stage >= 6 ? 2u : 0u);
   if (!active) return 0;
   nx__hold *m = &s->marks;
@@ -213,8 +213,8 @@ static int run_stage(nx_shape_session *s, int stage) {
   m->armed = true;
   for (bool full = true;; full = false) {
     int64_t before = s->nbinds;
-    rc = nx__hold_round(s, m, full, stage);
-    if (!rc) rc = nx__run(s, stage);
+    rc = nx__shape_hold_round(s, m, full, stage);
+    if (!rc) rc = nx__shape_run(s, stage);
     if (rc || s->nbinds == before || !m->next.n) break;
   }
   m->armed = false;
@@ -231,30 +231,28 @@ static int taint(nx_shape_session *s, const char *fn, int rc) {
   return nx__fail(rc, "%s: %s", fn, s->err);
 }
 
-int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
-int nx__solve_checked(nx_shape_session *s, const char *fn, int stage) {
+int nx__shape_solve_checked(nx_shape_session *s, const char *fn, int stage) {
   if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
   int rc = run_stage(s, stage);
-  if (!rc) rc = nx__subst_error(s, NULL); /* met outside a step, e.g. while printing */
+  if (!rc) rc = nx__shape_subst_error(s, NULL); /* met outside a step, e.g. while printing */
   return rc ? taint(s, fn, rc) : 0;
 }
 
 int nx_shape_solve(nx_shape_session *s, int stage) {
   if (!s || stage < 1 || stage > 7) return nx__fail(NX_EINVAL, "nx_shape_solve: stage %d is not 1..7", stage);
-  return nx__solve_checked(s, "nx_shape_solve", stage);
+  return nx__shape_solve_checked(s, "nx_shape_solve", stage);
 }
 
 int nx_shape_finish(nx_shape_session *s) {
   if (!s) return nx__fail(NX_EINVAL, "nx_shape_finish: NULL session");
-  int nx__add_shape_rows(nx_shape_session *s);
-  int rc = nx__solve_checked(s, "nx_shape_finish", 1);
-  if (!rc && nx__add_shape_rows(s)) return NOMEM("nx_shape_finish");
-  for (int stage = 2; stage <= 7 && !rc; stage++) rc = nx__solve_checked(s, "nx_shape_finish", stage);
+  int rc = nx__shape_solve_checked(s, "nx_shape_finish", 1);
+  if (!rc && nx__shape_add_shape_rows(s)) return NOMEM("nx_shape_finish");
+  for (int stage = 2; stage <= 7 && !rc; stage++) rc = nx__shape_solve_checked(s, "nx_shape_finish", stage);
   if (rc) return rc;
   if (s->deferred.nlive) {
-    nx__cons first = nx__hold_cons(s, &s->deferred, nx__hold_first(&s->deferred));
+    nx__cons first = nx__shape_hold_cons(s, &s->deferred, nx__shape_hold_first(&s->deferred));
     const nx__cons *c = &first;
-    nx__error(s, c->o, "closing left %d constraint(s) unsolved (the first of kind %d)", s->deferred.nlive, c->kind);
+    nx__shape_error(s, c->o, "closing left %d constraint(s) unsolved (the first of kind %d)", s->deferred.nlive, c->kind);
     return taint(s, "nx_shape_finish", NX_EINVAL);
   }
   return 0;
@@ -266,9 +264,9 @@ int nx_shape_deferred_count(const nx_shape_session *s) {
 
 int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, const char **basis) {
   if (!s || !d) return nx__fail(NX_EINVAL, "nx_shape_dim_value: NULL argument");
-  const nx_dim *x = nx__dsub(s, d);
+  const nx_dim *x = nx__shape_dsub(s, d);
   if (s->subst_failed && !s->tainted) {
-    nx__subst_error(s, NULL);
+    nx__shape_subst_error(s, NULL);
     return taint(s, "nx_shape_dim_value", NX_EINVAL);
   }
   if (x->kind != NX__D_SOLVED) return NX_NONE;
@@ -279,12 +277,12 @@ int nx_shape_dim_value(nx_shape_session *s, const nx_dim *d, int64_t *size, cons
 
 const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r) {
   if (!s || !r) return NULL_ARG("nx_shape_row_subst", s ? "the row" : "the session");
-  return nx__rsub_full(s, r);
+  return nx__shape_rsub_full(s, r);
 }
 
 int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
   if (!s || !r || (!buf && cap)) return nx__fail(NX_EINVAL, "nx_row_to_string: NULL argument");
-  int n = nx__row_print(s, nx__rsub_full(s, r), buf, cap);
+  int n = nx__shape_row_print(s, nx__shape_rsub_full(s, r), buf, cap);
   if ((size_t)n >= cap) return nx__fail(NX_EINVAL, "nx_row_to_string: %d characters do not fit in %zu", n, cap);
   return n;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The session arena: every dim, row, constraint and tensor of a session is
    carved from its chunks, so freeing the session frees them all at once. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "solver.h"
 #include "../base/alloc.h"
 
 struct nx__chunk {
@@ -21,6 +22,8 @@ enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 
 void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
 
+/* Bump allocation in the newest chunk; a new chunk (doubling to CHUNK_MAX) when it is full. */
+/* Bump allocation in the newest chunk; a new chunk (doubling to CHUNK_MAX) when it is full. */
 void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
   if (n > SIZE_MAX / 2) return NULL;
   n = (n + 7) & ~(size_t)7;
@@ -57,8 +60,16 @@ const char *nx__shape_strndup(nx_shape_session *s, const char *str, size_t n) {
   return p;
 }
 
-static int grow(void **p, int *cap, size_t elem) {
-  int nc = *cap ? *cap * 2 : 8;
+/* Doubles a table to hold need slots; NX_ENOMEM on overflow or out of
+   memory, the table unchanged. */
+/* Doubles a table to hold need slots; NX_ENOMEM on overflow or out of
+   memory, the table unchanged. */
+int nx__shape_grow(void **p, int *cap, int need, size_t elem, int first) {
+  if (need <= *cap) return 0;
+  if (need < 0 || elem == 0) return NX_ENOMEM;
+  int nc = *cap > 0 ? (*cap > INT_MAX / 2 ? INT_MAX : *cap * 2) : first;
+  if (nc < need) nc = need;
+  if ((size_t)nc > SIZE_MAX / elem) return NX_ENOMEM;
   void *q = nx__realloc(*p, (size_t)nc * elem);
   if (!q) return NX_ENOMEM;
   *p = q;
@@ -66,32 +77,40 @@ static int grow(void **p, int *cap, size_t elem) {
   return 0;
 }
 
-int nx__pvec_push(nx__pvec *v, void *x) {
-  if (v->n == v->cap && grow((void **)&v->p, &v->cap, sizeof *v->p)) return NX_ENOMEM;
+void nx__shape_chunks_free(nx__chunk *c) {
+  for (nx__chunk *n; c; c = n) {
+    n = c->next;
+    nx__free(c);
+  }
+}
+
+/* The vectors grow by whole slots: n + 1 never passes INT_MAX here, since a
+   table of INT_MAX entries cannot be made (nx__shape_grow refuses it). */
+#define GROW(v, first) nx__shape_grow((void **)&(v)->p, &(v)->cap, (v)->n + 1, sizeof *(v)->p, first)
+
+int nx__shape_pvec_push(nx__pvec *v, void *x) {
+  if (v->n == v->cap && GROW(v, 8)) return NX_ENOMEM;
   v->p[v->n++] = x;
   return 0;
 }
 
-int nx__ivec_push(nx__ivec *v, int x) {
-  if (v->n == v->cap && grow((void **)&v->p, &v->cap, sizeof *v->p)) return NX_ENOMEM;
+int nx__shape_ivec_push(nx__ivec *v, int x) {
+  if (v->n == v->cap && GROW(v, 8)) return NX_ENOMEM;
   v->p[v->n++] = x;
   return 0;
 }
 
-bool nx__ivec_has(const nx__ivec *v, int x) {
+bool nx__shape_ivec_has(const nx__ivec *v, int x) {
   for (int i = 0; i < v->n; i++)
     if (v->p[i] == x) return true;
   return false;
 }
 
-int nx__ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
-  if (s->nlk + 1 >= s->caplk) {
-    int nc = s->caplk ? s->caplk * 2 : 1024;
-    nx__link *p = nx__realloc(s->lk, (size_t)nc * sizeof *p);
-    if (!p) return NX_ENOMEM;
-    s->lk = p;
-    s->caplk = nc;
-  }
+/* Appends x to l through a new link of the pool; NX_ENOMEM leaves l unchanged. */
+/* Appends x to l through a new link of the pool; NX_ENOMEM leaves l unchanged. */
+int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
+  if (s->nlk == INT_MAX - 1 || nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + 2, sizeof *s->lk, 1024))
+    return NX_ENOMEM;
   int i = ++s->nlk;
   s->lk[i].x = x;
   s->lk[i].next = 0;
@@ -101,20 +120,15 @@ int nx__ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
   return 0;
 }
 
-bool nx__ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
+bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
   NX__EACH(s, *l, i)
   if (s->lk[i].x == x) return true;
   return false;
 }
 
-int nx__lbound_new(nx_shape_session *s) {
-  if (s->nlbs + 1 >= s->caplbs) {
-    int nc = s->caplbs ? s->caplbs * 2 : 256;
-    nx__lbound *p = nx__realloc(s->lbs, (size_t)nc * sizeof *p);
-    if (!p) return NX_ENOMEM;
-    s->lbs = p;
-    s->caplbs = nc;
-  }
+int nx__shape_lbound_new(nx_shape_session *s) {
+  if (s->nlbs == INT_MAX - 1 || nx__shape_grow((void **)&s->lbs, &s->caplbs, s->nlbs + 2, sizeof *s->lbs, 256))
+    return NX_ENOMEM;
   int i = ++s->nlbs;
   memset(&s->lbs[i], 0, sizeof s->lbs[i]);
   return i;
@@ -125,12 +139,12 @@ int nx_shape_session_new(nx_shape_session **out) {
   nx_shape_session *s = nx__calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   s->nvars = 1;
-  nx__hold_init(&s->marks, 0);
-  nx__hold_init(&s->deferred, 1);
-  s->top = nx__dim_solved(s, 1, NX_BASIS_BCAST);
-  s->one_default = nx__dim_solved(s, 1, NX_BASIS_DEFAULT);
-  s->zero = nx__dim_solved(s, 0, NX_BASIS_DEFAULT);
-  s->empty = nx__row_new(s, NULL, 0, NULL, 0, 0);
+  nx__shape_hold_init(&s->marks, 0);
+  nx__shape_hold_init(&s->deferred, 1);
+  s->top = nx__shape_dim_solved(s, 1, NX_BASIS_BCAST);
+  s->one_default = nx__shape_dim_solved(s, 1, NX_BASIS_DEFAULT);
+  s->zero = nx__shape_dim_solved(s, 0, NX_BASIS_DEFAULT);
+  s->empty = nx__shape_row_new(s, NULL, 0, NULL, 0, 0);
   if (!s->top || !s->one_default || !s->zero || !s->empty) {
     nx_shape_session_free(s);
     return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
@@ -149,18 +163,12 @@ void nx_shape_session_free(nx_shape_session *s) {
   nx__free(s->self);
   nx__free(s->pending.p);
   nx__free(s->queue.p);
-  nx__hold_free(&s->marks);
-  nx__hold_free(&s->deferred);
+  nx__shape_hold_free(&s->marks);
+  nx__shape_hold_free(&s->deferred);
   nx__free(s->wk);
   nx__free(s->tensors.p);
-  for (nx__chunk *c = s->chunks, *n; c; c = n) {
-    n = c->next;
-    nx__free(c);
-  }
-  for (nx__chunk *c = s->self_chunks, *n; c; c = n) {
-    n = c->next;
-    nx__free(c);
-  }
+  nx__shape_chunks_free(s->chunks);
+  nx__shape_chunks_free(s->self_chunks);
   nx__free(s);
 }
 

@@ -2,36 +2,33 @@
 /* Dims and rows: making them, substituting the solution into them (with
    path compression, so that long chains of bindings stay linear), comparing
    and printing them. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "solver.h"
 #include "../base/alloc.h"
 
+/* A fresh variable (id > 0, names copied), growing the tables by pages; NX_ENOMEM. */
+/* A fresh variable (id > 0, names copied), growing the tables by pages; NX_ENOMEM. */
 int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
   if (s->nvars >= s->capvars) {
-    int nc = s->capvars ? s->capvars * 2 : 256;
-    while (s->nvpages * NX__VPAGE < nc) {
-      if (s->nvpages == s->capvpages) {
-        int np = s->capvpages ? s->capvpages * 2 : 8;
-        nx__var **pp = nx__realloc(s->vpages, (size_t)np * sizeof *pp);
-        if (!pp) return NX_ENOMEM;
-        s->vpages = pp;
-        s->capvpages = np;
-      }
+    if (s->nvars == INT_MAX) return NX_ENOMEM;
+    /* val and self share capvars: each grows to the same new capacity */
+    int cv = s->capvars, cs = s->capvars;
+    if (nx__shape_grow((void **)&s->val, &cv, s->nvars + 1, sizeof *s->val, 256)) return NX_ENOMEM;
+    if (nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv)) return NX_ENOMEM;
+    while (s->nvpages * NX__VPAGE < cv) { /* whole pages: a page never moves */
+      if (s->nvpages == s->capvpages &&
+          nx__shape_grow((void **)&s->vpages, &s->capvpages, s->nvpages + 1, sizeof *s->vpages, 8))
+        return NX_ENOMEM;
       nx__var *p = nx__malloc((size_t)NX__VPAGE * sizeof *p);
       if (!p) return NX_ENOMEM;
       s->vpages[s->nvpages++] = p;
     }
-    nx__val *q = nx__realloc(s->val, (size_t)nc * sizeof *q);
-    if (!q) return NX_ENOMEM;
-    s->val = q;
-    q = nx__realloc(s->self, (size_t)nc * sizeof *q);
-    if (!q) return NX_ENOMEM;
-    s->self = q;
-    s->capvars = nc;
+    s->capvars = cv;
   }
   int id = s->nvars;
   nx__var *v = NX__VAR(s, id);
@@ -46,7 +43,11 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
   return id;
 }
 
-const nx_dim *nx__dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
+/* A solved dim; the reserved bases are shared strings, a user basis is
+   copied. NULL on out of memory. */
+/* A solved dim; the reserved bases are shared strings, a user basis is
+   copied. NULL on out of memory. */
+const nx_dim *nx__shape_dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
   nx_dim *x = nx__shape_alloc(s, NX__DIM_SOLVED_SIZE);
   if (!x) return NULL;
   x->kind = NX__D_SOLVED;
@@ -57,7 +58,7 @@ const nx_dim *nx__dim_solved(nx_shape_session *s, int64_t d, const char *basis) 
   return x->basis ? x : NULL;
 }
 
-const nx_dim *nx__dim_var(nx_shape_session *s, int v) {
+const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
   if (s->self[v].d) return s->self[v].d;
   nx_dim *x = nx__shape_alloc_in(&s->self_chunks, NX__DIM_VAR_SIZE);
   if (!x) return NULL;
@@ -67,7 +68,7 @@ const nx_dim *nx__dim_var(nx_shape_session *s, int v) {
   return x;
 }
 
-const nx_row *nx__row_new(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
+const nx_row *nx__shape_row_new(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
                           int ndims, int var) {
   nx_row *r = nx__shape_alloc(s, sizeof *r + (size_t)(nbeg + ndims) * sizeof(nx_dim *));
   if (!r) return NULL;
@@ -82,7 +83,7 @@ const nx_row *nx__row_new(nx_shape_session *s, const nx_dim *const *beg, int nbe
   return r;
 }
 
-const nx_row *nx__row_of_var(nx_shape_session *s, int v) {
+const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
   if (s->self[v].r) return s->self[v].r;
   nx_row *r = nx__shape_alloc_in(&s->self_chunks, sizeof *r);
   if (!r) return NULL;
@@ -92,9 +93,9 @@ const nx_row *nx__row_of_var(nx_shape_session *s, int v) {
   return r;
 }
 
-bool nx__is_top(const nx_dim *d) { return d->kind == NX__D_SOLVED && d->d == 1 && !strcmp(d->basis, NX_BASIS_BCAST); }
+bool nx__shape_is_top(const nx_dim *d) { return d->kind == NX__D_SOLVED && d->d == 1 && !strcmp(d->basis, NX_BASIS_BCAST); }
 
-bool nx__basis_is(const nx_dim *d, const char *basis) { return !strcmp(d->basis, basis); }
+bool nx__shape_basis_is(const nx_dim *d, const char *basis) { return !strcmp(d->basis, basis); }
 
 /* The size of a convolution or affine axis, or false if it is past int64. */
 static bool conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t kernel, bool pad, int64_t *out) {
@@ -106,12 +107,12 @@ static bool conv_size(int64_t stride, int64_t over, int64_t dilation, int64_t ke
 
 static bool reserved(const char *b) { return !strcmp(b, NX_BASIS_DEFAULT) || !strcmp(b, NX_BASIS_BCAST); }
 
-const char *nx__basis_merge(const char *a, const char *b) {
+const char *nx__shape_basis_merge(const char *a, const char *b) {
   if (!strcmp(a, b) || reserved(b)) return a;
   return reserved(a) ? b : NULL;
 }
 
-const char *nx__basis_of_parts(const nx_dim *const *d, int n) {
+const char *nx__shape_basis_of_parts(const nx_dim *const *d, int n) {
   const char *named = NULL;
   for (int i = 0; i < n; i++) {
     if (reserved(d[i]->basis)) continue;
@@ -125,7 +126,7 @@ const char *nx__basis_of_parts(const nx_dim *const *d, int n) {
    bases): substitution cannot fail, so it keeps the unsolved form and
    records the error, which the solver reports at the constraint it is
    running (or at the next solve). */
-void nx__subst_fail(nx_shape_session *s, const char *fmt, ...) {
+void nx__shape_subst_fail(nx_shape_session *s, const char *fmt, ...) {
   if (s->subst_failed) return;
   s->subst_failed = true;
   va_list ap;
@@ -135,15 +136,15 @@ void nx__subst_fail(nx_shape_session *s, const char *fmt, ...) {
 }
 
 static void overflow(nx_shape_session *s, const char *what, int64_t x, int64_t y) {
-  nx__subst_fail(s, "dimension size past int64: %s of %lld and %lld", what, (long long)x, (long long)y);
+  nx__shape_subst_fail(s, "dimension size past int64: %s of %lld and %lld", what, (long long)x, (long long)y);
 }
 
 /* The names of two dims' bases, for a conflict's message. */
 static void conflict(nx_shape_session *s, const char *what, const nx_dim *a, const nx_dim *b) {
   char x[128], y[128];
-  nx__dim_print(s, a, x, sizeof x);
-  nx__dim_print(s, b, y, sizeof y);
-  nx__subst_fail(s, "%s (%s vs %s)", what, x, y);
+  nx__shape_dim_print(s, a, x, sizeof x);
+  nx__shape_dim_print(s, b, y, sizeof y);
+  nx__shape_subst_fail(s, "%s (%s vs %s)", what, x, y);
 }
 
 #define NX__CONV_CONFLICT "convolution: conflicting dimension bases between stride and kernel"
@@ -153,15 +154,15 @@ static void conflict(nx_shape_session *s, const char *what, const nx_dim *a, con
    a stride-1 axis without a kernel or with padding is its over; a solved
    one takes over's basis, merged with the kernel's for a convolution. */
 static const nx_dim *affine_sub(nx_shape_session *s, const nx_dim *d) {
-  const nx_dim *o = nx__dsub(s, d->over);
-  const nx_dim *k = d->kernel ? nx__dsub(s, d->kernel) : NULL;
+  const nx_dim *o = nx__shape_dsub(s, d->over);
+  const nx_dim *k = d->kernel ? nx__shape_dsub(s, d->kernel) : NULL;
   if (d->stride == 1 && (!k || d->use_padding)) return o;
   int64_t size;
   if (o->kind == NX__D_SOLVED && (!k || k->kind == NX__D_SOLVED)) {
-    const char *basis = k ? nx__basis_merge(o->basis, k->basis) : o->basis;
+    const char *basis = k ? nx__shape_basis_merge(o->basis, k->basis) : o->basis;
     if (!basis) conflict(s, NX__CONV_CONFLICT, o, k);
     else if (conv_size(d->stride, o->d, d->dilation, k ? k->d : 1, !k || d->use_padding, &size))
-      return nx__dim_solved(s, size, basis);
+      return nx__shape_dim_solved(s, size, basis);
     else overflow(s, "an axis of stride and size", d->stride, o->d);
   }
   if (o == d->over && k == d->kernel) return d;
@@ -182,7 +183,7 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
   if (!parts) return d;
   bool solved = true, same = true;
   for (int i = 0; i < d->nparts; i++) {
-    const nx_dim *p = nx__dsub(s, d->parts[i]);
+    const nx_dim *p = nx__shape_dsub(s, d->parts[i]);
     same = same && p == d->parts[i] && p->kind != NX__D_CONCAT;
     int m = p->kind == NX__D_CONCAT ? p->nparts : 1;
     const nx_dim *const *ps = p->kind == NX__D_CONCAT ? p->parts : &p;
@@ -215,13 +216,13 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
       }
       sum = t;
     }
-    const char *basis = nx__basis_of_parts(parts, n);
+    const char *basis = nx__shape_basis_of_parts(parts, n);
     if (!basis) {
       char x[128];
-      nx__dim_print(s, d, x, sizeof x);
-      nx__subst_fail(s, "%s (%s)", NX__CONCAT_CONFLICT, x);
+      nx__shape_dim_print(s, d, x, sizeof x);
+      nx__shape_subst_fail(s, "%s (%s)", NX__CONCAT_CONFLICT, x);
     } else if (solved)
-      return nx__dim_solved(s, sum, basis);
+      return nx__shape_dim_solved(s, sum, basis);
   }
   if (same) return d;
   nx_dim *x = nx__shape_alloc(s, sizeof *x);
@@ -232,12 +233,14 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
   return x;
 }
 
-const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
+/* d under the solution; a variable's chain is compressed to its end. */
+/* d under the solution; a variable's chain is compressed to its end. */
+const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
     const nx_dim *x = s->val[d->var].d;
     if (!x) return d;
-    const nx_dim *v = nx__dsub(s, x);
+    const nx_dim *v = nx__shape_dsub(s, x);
     s->val[d->var].d = v; /* path compression */
     return v;
   }
@@ -249,11 +252,11 @@ const nx_dim *nx__dsub(nx_shape_session *s, const nx_dim *d) {
 
 /* r with its row variable's solution spliced in: {l; r; v} with
    v := {l'; r'; b'} is {l@l'; r'@r; b'}. */
-const nx_row *nx__rsub(nx_shape_session *s, const nx_row *r) {
+const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
   if (!r->var) return r;
   const nx_row *rv = s->val[r->var].r;
   if (!rv) return r;
-  const nx_row *v = nx__rsub(s, rv);
+  const nx_row *v = nx__shape_rsub(s, rv);
   s->val[r->var].r = v; /* path compression */
   if (!r->nbeg && !r->ndims) return v;
   int nb = r->nbeg + v->nbeg, nd = v->ndims + r->ndims;
@@ -272,46 +275,52 @@ const nx_row *nx__rsub(nx_shape_session *s, const nx_row *r) {
   return x;
 }
 
-const nx_row *nx__rsub_full(nx_shape_session *s, const nx_row *r) {
-  const nx_row *x = nx__rsub(s, r);
+/* r with its row variable and every dim substituted; r itself where nothing changed. */
+/* r with its row variable and every dim substituted; r itself where nothing changed. */
+const nx_row *nx__shape_rsub_full(nx_shape_session *s, const nx_row *r) {
+  const nx_row *x = nx__shape_rsub(s, r);
   int n = x->nbeg + x->ndims;
   const nx_dim *buf[64], **all = n <= 64 ? buf : nx__malloc((size_t)n * sizeof *all);
   if (!all) return x;
   bool same = true;
   for (int i = 0; i < n; i++) {
-    all[i] = nx__dsub(s, x->beg[i]); /* beg and dims are contiguous */
+    all[i] = nx__shape_dsub(s, x->beg[i]); /* beg and dims are contiguous */
     same = same && all[i] == x->beg[i];
   }
-  const nx_row *y = same ? x : nx__row_new(s, all, x->nbeg, all + x->nbeg, x->ndims, x->var);
+  const nx_row *y = same ? x : nx__shape_row_new(s, all, x->nbeg, all + x->nbeg, x->ndims, x->var);
   if (all != buf) nx__free(all);
   return y ? y : x;
 }
 
-bool nx__dim_equal(const nx_dim *a, const nx_dim *b) {
+/* Structural equality (not under the solution). */
+/* Structural equality (not under the solution). */
+bool nx__shape_dim_equal(const nx_dim *a, const nx_dim *b) {
   if (a == b) return true;
   if (a->kind != b->kind) return false;
   switch (a->kind) {
   case NX__D_SOLVED: return a->d == b->d && !strcmp(a->basis, b->basis);
   case NX__D_VAR: return a->var == b->var;
   case NX__D_AFFINE:
-    return a->stride == b->stride && a->offset == b->offset && nx__dim_equal(a->over, b->over) &&
-           (a->kernel == b->kernel || (a->kernel && b->kernel && nx__dim_equal(a->kernel, b->kernel)));
+    return a->stride == b->stride && a->offset == b->offset && nx__shape_dim_equal(a->over, b->over) &&
+           (a->kernel == b->kernel || (a->kernel && b->kernel && nx__shape_dim_equal(a->kernel, b->kernel)));
   case NX__D_CONCAT:
     if (a->nparts != b->nparts) return false;
     for (int i = 0; i < a->nparts; i++)
-      if (!nx__dim_equal(a->parts[i], b->parts[i])) return false;
+      if (!nx__shape_dim_equal(a->parts[i], b->parts[i])) return false;
     return true;
   }
   return false;
 }
 
-bool nx__dim_has_var(const nx_dim *d, int v) {
+/* Whether v occurs in d (the occurs check; d substituted by the caller). */
+/* Whether v occurs in d (the occurs check; d substituted by the caller). */
+bool nx__shape_dim_has_var(const nx_dim *d, int v) {
   switch (d->kind) {
   case NX__D_VAR: return d->var == v;
-  case NX__D_AFFINE: return nx__dim_has_var(d->over, v) || (d->kernel && nx__dim_has_var(d->kernel, v));
+  case NX__D_AFFINE: return nx__shape_dim_has_var(d->over, v) || (d->kernel && nx__shape_dim_has_var(d->kernel, v));
   case NX__D_CONCAT:
     for (int i = 0; i < d->nparts; i++)
-      if (nx__dim_has_var(d->parts[i], v)) return true;
+      if (nx__shape_dim_has_var(d->parts[i], v)) return true;
   }
   return false;
 }
@@ -327,7 +336,11 @@ static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
   if (n > 0) *len += (size_t)n;
 }
 
-void nx__dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
+/* Prints d as nx_tensor_to_string does: size, label=size, $id[:name],
+   stride*over+offset, conv(...), (a^b). */
+/* Prints d as nx_tensor_to_string does: size, label=size, $id[:name],
+   stride*over+offset, conv(...), (a^b). */
+void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
   switch (d->kind) {
   case NX__D_SOLVED:
     if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST)) put(buf, cap, len, "%lld", (long long)d->d);
@@ -340,11 +353,11 @@ void nx__dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, si
   case NX__D_AFFINE:
     if (d->kernel) put(buf, cap, len, "conv(%lld*", (long long)d->stride);
     else if (d->stride != 1) put(buf, cap, len, "%lld*", (long long)d->stride);
-    nx__dim_put(s, d->over, buf, cap, len);
+    nx__shape_dim_put(s, d->over, buf, cap, len);
     if (d->offset) put(buf, cap, len, "+%lld", (long long)d->offset);
     if (d->kernel) {
       put(buf, cap, len, ",");
-      nx__dim_put(s, d->kernel, buf, cap, len);
+      nx__shape_dim_put(s, d->kernel, buf, cap, len);
       put(buf, cap, len, ")");
     }
     return;
@@ -352,26 +365,28 @@ void nx__dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, si
     put(buf, cap, len, "(");
     for (int i = 0; i < d->nparts; i++) {
       if (i) put(buf, cap, len, "^");
-      nx__dim_put(s, d->parts[i], buf, cap, len);
+      nx__shape_dim_put(s, d->parts[i], buf, cap, len);
     }
     put(buf, cap, len, ")");
   }
 }
 
-int nx__dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap) {
+int nx__shape_dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap) {
   size_t len = 0;
   if (cap) buf[0] = 0;
-  nx__dim_put(s, d, buf, cap, &len);
+  nx__shape_dim_put(s, d, buf, cap, &len);
   return (int)len;
 }
 
-int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
+/* Prints r as `beg,..v..,dims` (`()` for the closed empty row); the full length. */
+/* Prints r as `beg,..v..,dims` (`()` for the closed empty row); the full length. */
+int nx__shape_row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
   size_t len = 0;
   if (cap) buf[0] = 0;
   bool first = true;
   for (int i = 0; i < r->nbeg; i++, first = false) {
     if (!first) put(buf, cap, &len, ",");
-    nx__dim_put(s, r->beg[i], buf, cap, &len);
+    nx__shape_dim_put(s, r->beg[i], buf, cap, &len);
   }
   if (r->var) {
     if (!first) put(buf, cap, &len, ",");
@@ -381,7 +396,7 @@ int nx__row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
   }
   for (int i = 0; i < r->ndims; i++, first = false) {
     if (!first) put(buf, cap, &len, ",");
-    nx__dim_put(s, r->dims[i], buf, cap, &len);
+    nx__shape_dim_put(s, r->dims[i], buf, cap, &len);
   }
   if (first) put(buf, cap, &len, "()");
   return (int)len;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tensor_internal.h"
 #include "../base/alloc.h"
 
-void nx__hold_init(nx__hold *h, int tag) {
+void nx__shape_hold_init(nx__hold *h, int tag) {
   memset(h, 0, sizeof *h);
   h->tag = tag;
   h->cur = INT_MAX;
@@ -21,7 +21,7 @@ void nx__hold_init(nx__hold *h, int tag) {
   h->active = tag == 1 ? 1u : 0u;
 }
 
-void nx__hold_free(nx__hold *h) {
+void nx__shape_hold_free(nx__hold *h) {
   nx__free(h->p);
   nx__free(h->cs);
   nx__free(h->live[0].p);
@@ -31,30 +31,21 @@ void nx__hold_free(nx__hold *h) {
   nx__free(h->seq.p);
 }
 
-int nx__cvec_push(nx__cvec *v, const nx__cons *c) {
-  if (v->n == v->cap) {
-    int nc = v->cap ? v->cap * 2 : 64;
-    nx__cons *p = nx__realloc(v->p, (size_t)nc * sizeof *p);
-    if (!p) return NX_ENOMEM;
-    v->p = p;
-    v->cap = nc;
-  }
+int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c) {
+  if (v->n == v->cap && nx__shape_grow((void **)&v->p, &v->cap, v->n + 1, sizeof *v->p, 64)) return NX_ENOMEM;
   v->p[v->n++] = *c;
   return 0;
 }
 
 /* ---- Registration: the variables a constraint reads ---- */
 
+/* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
+/* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
 static int reg(nx_shape_session *s, int v, int code) {
   nx__var *e = NX__VAR(s, v);
   if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
-  if (s->nwk + 1 >= s->capwk) {
-    int nc = s->capwk ? s->capwk * 2 : 1024;
-    void *p = nx__realloc(s->wk, (size_t)nc * sizeof *s->wk);
-    if (!p) return NX_ENOMEM;
-    s->wk = p;
-    s->capwk = nc;
-  }
+  if (s->nwk == INT_MAX - 1 || nx__shape_grow((void **)&s->wk, &s->capwk, s->nwk + 2, sizeof *s->wk, 1024))
+    return NX_ENOMEM;
   int i = ++s->nwk; /* index 0 is "none" */
   s->wk[i].code = code;
   s->wk[i].next = e->wake;
@@ -62,6 +53,8 @@ static int reg(nx_shape_session *s, int v, int code) {
   return 0;
 }
 
+/* Registers code on the unsolved variables of d, through solved variables' values. */
+/* Registers code on the unsolved variables of d, through solved variables' values. */
 static int reg_dim(nx_shape_session *s, const nx_dim *d, int code) {
   switch (d->kind) {
   case NX__D_VAR: {
@@ -81,6 +74,8 @@ static int reg_dim(nx_shape_session *s, const nx_dim *d, int code) {
   return 0;
 }
 
+/* Registers code on r's dims and its row variable's chain. */
+/* Registers code on r's dims and its row variable's chain. */
 static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
   for (;;) {
     for (int i = 0; i < r->nbeg + r->ndims; i++) {
@@ -94,8 +89,10 @@ static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
   }
 }
 
+/* Registers held entry id of h on every variable its constraint reads now. */
+/* Registers held entry id of h on every variable its constraint reads now. */
 static int watch(nx_shape_session *s, nx__hold *h, int id) {
-  nx__cons cv = nx__hold_cons(s, h, id);
+  nx__cons cv = nx__shape_hold_cons(s, h, id);
   const nx__cons *c = &cv;
   int code = id << 1 | h->tag, rc = 0;
   switch (c->kind) {
@@ -129,10 +126,10 @@ static void compact(nx__hold *h) {
   }
 }
 
-nx__cons nx__hold_cons(nx_shape_session *s, const nx__hold *h, int id) {
+nx__cons nx__shape_hold_cons(nx_shape_session *s, const nx__hold *h, int id) {
   if (id >= h->vbase && id - h->vbase < h->vn) {
     nx__cons c;
-    nx__closing_cons(s, 3 * h->vt0 + (id - h->vbase), &c);
+    nx__shape_closing_cons(s, 3 * h->vt0 + (id - h->vbase), &c);
     return c;
   }
   return h->cs[id < h->vbase ? id : id - h->vn];
@@ -140,26 +137,18 @@ nx__cons nx__hold_cons(nx_shape_session *s, const nx__hold *h, int id) {
 
 /* Room for n more ids. */
 static int grow(nx__hold *h, int n) {
-  if (h->n + n <= h->cap) return 0;
-  int nc = h->cap ? h->cap * 2 : 256;
-  if (nc < h->n + n) nc = h->n + n;
-  nx__held *p = nx__realloc(h->p, (size_t)nc * sizeof *p);
-  if (!p) return NX_ENOMEM;
-  h->p = p;
-  h->cap = nc;
-  return 0;
+  if (n > INT_MAX - h->n) return NX_ENOMEM;
+  return nx__shape_grow((void **)&h->p, &h->cap, h->n + n, sizeof *h->p, 256);
 }
 
-int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed) {
+/* Appends c to h with the next id, live, watched when h is armed (requeued
+   if its step changed something). */
+/* Appends c to h with the next id, live, watched when h is armed (requeued
+   if its step changed something). */
+int nx__shape_hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed) {
   if (h->live[0].n + h->live[1].n > 2 * h->nlive + 64) compact(h);
   if (grow(h, 1)) return NX_ENOMEM;
-  if (h->ncs == h->capcs) {
-    int nc = h->capcs ? h->capcs * 2 : 256;
-    nx__cons *p = nx__realloc(h->cs, (size_t)nc * sizeof *p);
-    if (!p) return NX_ENOMEM;
-    h->cs = p;
-    h->capcs = nc;
-  }
+  if (h->ncs == h->capcs && nx__shape_grow((void **)&h->cs, &h->capcs, h->ncs + 1, sizeof *h->cs, 256)) return NX_ENOMEM;
   int id = h->n++, g = h->tag == 0 && c->kind == NX__C_SHAPE_ROW;
   h->cs[h->ncs++] = *c;
   nx__held *x = &h->p[id];
@@ -167,21 +156,21 @@ int nx__hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool chang
   x->group = g;
   x->alive = true;
   h->nlive++;
-  if (nx__ivec_push(&h->live[g], id)) return NX_ENOMEM;
+  if (nx__shape_ivec_push(&h->live[g], id)) return NX_ENOMEM;
   if (!h->armed) return 0;
   int rc = watch(s, h, id);
-  return rc || !changed ? rc : nx__hold_requeue(s, h, id);
+  return rc || !changed ? rc : nx__shape_hold_requeue(s, h, id);
 }
 
-/* What n calls of nx__hold_add with the interior marks of the rows of
+/* What n calls of nx__shape_hold_add with the interior marks of the rows of
    tensors t0.. would do, their constraints not stored; one range only, and
    only while wakes are not recorded (else they are added one by one). */
-int nx__hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n) {
+int nx__shape_hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n) {
   if (h->vn || h->armed || h->tag != 0) {
     for (int i = 0; i < n; i++) {
       nx__cons c;
-      nx__closing_cons(s, 3 * t0 + i, &c);
-      int rc = nx__hold_add(s, h, &c, false);
+      nx__shape_closing_cons(s, 3 * t0 + i, &c);
+      int rc = nx__shape_hold_add(s, h, &c, false);
       if (rc) return rc;
     }
     return 0;
@@ -195,12 +184,14 @@ int nx__hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n) {
     int id = h->n++;
     h->p[id] = (nx__held){.qp = 0, .group = 1, .alive = true};
     h->nlive++;
-    if (nx__ivec_push(&h->live[1], id)) return NX_ENOMEM;
+    if (nx__shape_ivec_push(&h->live[1], id)) return NX_ENOMEM;
   }
   return 0;
 }
 
-int nx__hold_first(const nx__hold *h) {
+/* The least live id over both groups (their lists are ascending). */
+/* The least live id over both groups (their lists are ascending). */
+int nx__shape_hold_first(const nx__hold *h) {
   int best = -1;
   for (int g = 0; g < 2; g++)
     for (int i = 0; i < h->live[g].n; i++)
@@ -213,8 +204,10 @@ int nx__hold_first(const nx__hold *h) {
 
 /* ---- Waking ---- */
 
+/* A min-heap of ids: push x. */
+/* A min-heap of ids: push x. */
 static int heap_push(nx__ivec *q, int x) {
-  if (nx__ivec_push(q, x)) return NX_ENOMEM;
+  if (nx__shape_ivec_push(q, x)) return NX_ENOMEM;
   int i = q->n - 1;
   while (i > 0 && q->p[(i - 1) / 2] > q->p[i]) {
     int p = (i - 1) / 2, t = q->p[p];
@@ -225,6 +218,8 @@ static int heap_push(nx__ivec *q, int x) {
   return 0;
 }
 
+/* A min-heap of ids: the least, removed. */
+/* A min-heap of ids: the least, removed. */
 static int heap_pop(nx__ivec *q) {
   int top = q->p[0], i = 0;
   q->p[0] = q->p[--q->n];
@@ -240,14 +235,18 @@ static int heap_pop(nx__ivec *q) {
   }
 }
 
-int nx__hold_requeue(nx_shape_session *s, nx__hold *h, int id) {
+int nx__shape_hold_requeue(nx_shape_session *s, nx__hold *h, int id) {
   (void)s;
   nx__held *x = &h->p[id];
   if (!h->armed || !x->alive || x->qp == h->round + 1) return 0;
   x->qp = h->round + 1;
-  return nx__ivec_push(&h->next, id) ? NX_ENOMEM : 0;
+  return nx__shape_ivec_push(&h->next, id) ? NX_ENOMEM : 0;
 }
 
+/* Queues entry id for this round if it comes after the one running, else for
+   the next; a lost wake sets s->wake_lost. */
+/* Queues entry id for this round if it comes after the one running, else for
+   the next; a lost wake sets s->wake_lost. */
 static void wake_one(nx_shape_session *s, nx__hold *h, int id) {
   if (!h->armed || id >= h->n) return;
   nx__held *x = &h->p[id];
@@ -260,10 +259,10 @@ static void wake_one(nx_shape_session *s, nx__hold *h, int id) {
   }
   if (x->qp == h->round + 1) return;
   x->qp = h->round + 1;
-  if (nx__ivec_push(&h->next, id)) s->wake_lost = true;
+  if (nx__shape_ivec_push(&h->next, id)) s->wake_lost = true;
 }
 
-void nx__wake(nx_shape_session *s, int v) {
+void nx__shape_wake(nx_shape_session *s, int v) {
   for (int i = NX__VAR(s, v)->wake; i; i = s->wk[i].next) {
     int code = s->wk[i].code;
     wake_one(s, code & 1 ? &s->deferred : &s->marks, code >> 1);
@@ -284,16 +283,20 @@ static int settle(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c, i
   if (rc == stay) {
     if (!h->armed) return 0;
     rc = watch(s, h, id);
-    return rc || !changed ? rc : nx__hold_requeue(s, h, id);
+    return rc || !changed ? rc : nx__shape_hold_requeue(s, h, id);
   }
   h->p[id].alive = false;
   h->nlive--;
-  if (rc == NX__KEEP) return nx__hold_add(s, &s->marks, c, changed);
-  if (rc == NX__DEFER) return nx__hold_add(s, &s->deferred, c, changed);
+  if (rc == NX__KEEP) return nx__shape_hold_add(s, &s->marks, c, changed);
+  if (rc == NX__DEFER) return nx__shape_hold_add(s, &s->deferred, c, changed);
   return 0;
 }
 
-int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
+/* One round over h in id order: every live active entry (full) or the woken
+   ones, including those woken during the round; stops at the first error. */
+/* One round over h in id order: every live active entry (full) or the woken
+   ones, including those woken during the round; stops at the first error. */
+int nx__shape_hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
   s->stage = stage;
   h->round += 1;
   h->heap.n = 0;
@@ -308,7 +311,7 @@ int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
       int x;
       if (ua && i < a->n && (!ub || j >= b->n || a->p[i] < b->p[j])) x = a->p[i++];
       else x = b->p[j++];
-      if (nx__ivec_push(seq, x)) return NX_ENOMEM;
+      if (nx__shape_ivec_push(seq, x)) return NX_ENOMEM;
       h->p[x].qp = h->round;
     }
     h->next.n = 0;
@@ -328,14 +331,14 @@ int nx__hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
     nx__held *x = &h->p[id];
     if (!x->alive || !(h->active >> x->group & 1u)) continue;
     h->cur = id;
-    nx__cons c = nx__hold_cons(s, h, id);
+    nx__cons c = nx__shape_hold_cons(s, h, id);
     s->nprocessed++;
     int64_t before = s->nchanges;
-    rc = nx__step(s, &c, stage);
+    rc = nx__shape_step(s, &c, stage);
     if (rc >= 0) rc = settle(s, h, id, &c, rc, s->nchanges != before);
     if (!rc && s->wake_lost) rc = NX_ENOMEM;
     if (!rc && s->subst_failed)
-      rc = nx__subst_error(s, c.o || c.kind != NX__C_SHAPE_ROW || !c.t ? c.o : nx__closing_origin(s, &c));
+      rc = nx__shape_subst_error(s, c.o || c.kind != NX__C_SHAPE_ROW || !c.t ? c.o : nx__shape_closing_origin(s, &c));
   }
   h->cur = INT_MAX;
   h->heap.n = 0;

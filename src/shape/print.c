@@ -27,7 +27,7 @@ static void print_row(nx_shape_session *s, const nx_row *r, enum nx_shape_style 
       emit(o, tmp);
     }
     if (style == NX_SHAPE_STYLE_ONLY_BASES) emit(o, d->kind == NX__D_SOLVED ? d->basis : "?");
-    else nx__dim_put(s, d, o->buf, o->cap, &o->len);
+    else nx__shape_dim_put(s, d, o->buf, o->cap, &o->len);
   }
 }
 
@@ -35,8 +35,8 @@ int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_s
   if (!s || !t || (!buf && cap)) return nx__fail(NX_EINVAL, "nx_tensor_to_string: NULL argument");
   if (style < NX_SHAPE_STYLE_SIZE || style > NX_SHAPE_STYLE_PROJECTION_AND_SIZE)
     return nx__fail(NX_EINVAL, "nx_tensor_to_string: unknown style %d", (int)style);
-  const nx_row *b = nx__rsub_full(s, t->rows[NX_AXIS_BATCH]), *in = nx__rsub_full(s, t->rows[NX_AXIS_INPUT]),
-               *ou = nx__rsub_full(s, t->rows[NX_AXIS_OUTPUT]);
+  const nx_row *b = nx__shape_rsub_full(s, t->rows[NX_AXIS_BATCH]), *in = nx__shape_rsub_full(s, t->rows[NX_AXIS_INPUT]),
+               *ou = nx__shape_rsub_full(s, t->rows[NX_AXIS_OUTPUT]);
   int nb = b->nbeg + b->ndims, ni = in->nbeg + in->ndims, no = ou->nbeg + ou->ndims;
   out_t o = {buf, cap, 0};
   if (cap) buf[0] = 0;

@@ -45,7 +45,7 @@ typedef struct {
 } builder;
 
 static int64_t solved_size(nx_shape_session *s, const nx_dim *d) {
-  const nx_dim *x = nx__dsub(s, d);
+  const nx_dim *x = nx__shape_dsub(s, d);
   return x->kind == NX__D_SOLVED ? x->d : -1;
 }
 

@@ -17,12 +17,14 @@
    O(E log E) for the edges it crosses. */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "solver.h"
 #include "../base/alloc.h"
 
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
-int nx__rank_find(nx_shape_session *s, int v, int *off) {
+/* v's class root, and rank(v) - rank(root) in *off, compressing the path. */
+/* v's class root, and rank(v) - rank(root) in *off, compressing the path. */
+int nx__shape_rank_find(nx_shape_session *s, int v, int *off) {
   int o = 0, r = v;
   while (NX__VAR(s, r)->up != r) {
     o += NX__VAR(s, r)->off;
@@ -48,19 +50,15 @@ typedef struct {
 } heap;
 
 static int heap_push(heap *h, int64_t drop, int v) {
-  if (h->n == h->cap) {
-    int nc = h->cap ? h->cap * 2 : 64;
-    struct entry *q = nx__realloc(h->p, (size_t)nc * sizeof *q);
-    if (!q) return NX_ENOMEM;
-    h->p = q;
-    h->cap = nc;
-  }
+  if (h->n == h->cap && nx__shape_grow((void **)&h->p, &h->cap, h->n + 1, sizeof *h->p, 64)) return NX_ENOMEM;
   int i = h->n++;
   for (; i && h->p[(i - 1) / 2].drop < drop; i = (i - 1) / 2) h->p[i] = h->p[(i - 1) / 2];
   h->p[i] = (struct entry){drop, v};
   return 0;
 }
 
+/* The entry of greatest drop, removed. */
+/* The entry of greatest drop, removed. */
 static struct entry heap_pop(heap *h) {
   struct entry top = h->p[0], last = h->p[--h->n];
   int i = 0;
@@ -94,15 +92,15 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
     if (top.drop != x->drop || x->stamp != stamp) continue; /* stale, or finished */
     x->stamp = -stamp; /* finished: its drop is final */
     if (top.v == u) {
-      rc = nx__error(s, o, RANK_CYCLE);
+      rc = nx__shape_error(s, o, RANK_CYCLE);
       break;
     }
-    if (nx__ivec_push(&done, top.v)) {
+    if (nx__shape_ivec_push(&done, top.v)) {
       rc = NX_ENOMEM;
       break;
     }
     for (nx__edge *e = x->edges; e && !rc; e = e->next) {
-      int of, ot, rf = nx__rank_find(s, e->from, &of), rt = nx__rank_find(s, e->to, &ot);
+      int of, ot, rf = nx__shape_rank_find(s, e->from, &of), rt = nx__shape_rank_find(s, e->to, &ot);
       nx__var *y = NX__VAR(s, rt);
       if (rf != top.v || y->closed_class || y->stamp == -stamp) continue;
       /* slack of the edge under the old potentials, never negative */
@@ -121,15 +119,19 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
   return rc;
 }
 
-int nx__rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
-  int ov, rv = nx__rank_find(s, v, &ov);
+/* v := val in the rank classes: v's class joins val's row variable's with
+   the offset val's flanks give, or is closed; NX_EINVAL on a positive cycle. */
+/* v := val in the rank classes: v's class joins val's row variable's with
+   the offset val's flanks give, or is closed; NX_EINVAL on a positive cycle. */
+int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
+  int ov, rv = nx__shape_rank_find(s, v, &ov);
   if (!val->var) {
     NX__VAR(s, rv)->closed_class = true;
     return 0;
   }
-  int ow, rw = nx__rank_find(s, val->var, &ow);
+  int ow, rw = nx__shape_rank_find(s, val->var, &ow);
   int off = ow + val->nbeg + val->ndims - ov; /* rank(rv) = rank(rw) + off */
-  if (rv == rw) return off ? nx__error(s, o, RANK_CYCLE) : 0;
+  if (rv == rw) return off ? nx__shape_error(s, o, RANK_CYCLE) : 0;
   nx__var *a = NX__VAR(s, rv), *b = NX__VAR(s, rw);
   if (!a->closed_class && !b->closed_class) {
     int rc = satisfy(s, rv, rw, off, o);
@@ -149,11 +151,15 @@ int nx__rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__orig
   return 0;
 }
 
-int nx__rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o) {
-  int of, ot, rf = nx__rank_find(s, from, &of), rt = nx__rank_find(s, to, &ot);
+/* rank(from) >= rank(to) + w, kept on the tail class; nothing for a closed
+   class; NX_EINVAL on a positive cycle. */
+/* rank(from) >= rank(to) + w, kept on the tail class; nothing for a closed
+   class; NX_EINVAL on a positive cycle. */
+int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o) {
+  int of, ot, rf = nx__shape_rank_find(s, from, &of), rt = nx__shape_rank_find(s, to, &ot);
   if (NX__VAR(s, rf)->closed_class || NX__VAR(s, rt)->closed_class) return 0;
   int64_t W = (int64_t)w + ot - of;
-  if (rf == rt) return W > 0 ? nx__error(s, o, RANK_CYCLE) : 0;
+  if (rf == rt) return W > 0 ? nx__shape_error(s, o, RANK_CYCLE) : 0;
   int rc = satisfy(s, rf, rt, W, o);
   if (rc) return rc;
   nx__edge *e = nx__shape_alloc(s, sizeof *e);

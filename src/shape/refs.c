@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session.h"
 
 enum { UNSET, DIM, ROW };
 

@@ -28,7 +28,7 @@ typedef struct {
 } parser;
 
 static int fail(parser *q, const char *p, const char *what) {
-  return nx__error(q->s, NULL, "Invalid einsum spec at position %d: %s: %s", (int)(p - q->spec), what, q->spec);
+  return nx__shape_error(q->s, NULL, "Invalid einsum spec at position %d: %s: %s", (int)(p - q->spec), what, q->spec);
 }
 
 static void skip(parser *q) {
@@ -63,7 +63,7 @@ static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
   int v = new_named_var(q->s, false, name, len);
   if (v < 0) return NULL;
   e->dim_names[e->ndims] = NX__VAR(q->s, v)->name;
-  e->dims[e->ndims] = nx__dim_var(q->s, v);
+  e->dims[e->ndims] = nx__shape_dim_var(q->s, v);
   return e->dims[e->ndims++];
 }
 
@@ -78,7 +78,7 @@ static int label_row(parser *q, const char *name, size_t len) {
   if (v < 0) return v;
   NX__VAR(q->s, v)->in_spec = true;
   e->row_names[e->nrows] = NX__VAR(q->s, v)->name;
-  e->rows[e->nrows++] = nx__row_of_var(q->s, v);
+  e->rows[e->nrows++] = nx__shape_row_of_var(q->s, v);
   return v;
 }
 
@@ -105,9 +105,9 @@ static int fresh_fixed(parser *q, int64_t i, const nx_dim **out) {
     return NX_ENOMEM;
   e->fixed_var[e->nfixed] = v;
   e->fixed_idx[e->nfixed++] = i;
-  *out = nx__dim_var(q->s, v);
+  *out = nx__shape_dim_var(q->s, v);
   nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = *out, .n = i + 1};
-  return nx__push(q->s, &q->s->pending, &c);
+  return nx__shape_push(q->s, &q->s->pending, &c);
 }
 
 static int atom(parser *q, const nx_dim **out) {
@@ -146,7 +146,7 @@ static int atom(parser *q, const nx_dim **out) {
     q->p++;
     int v = nx__shape_new_var(q->s, false, NULL);
     if (v < 0) return v;
-    *out = nx__dim_var(q->s, v);
+    *out = nx__shape_dim_var(q->s, v);
     return 0;
   }
   if (!isalpha((unsigned char)c)) return fail(q, st, "unexpected character");
@@ -225,7 +225,7 @@ static int row(parser *q, const char *b, const char *e, int kind, const nx_row *
     n++;
   }
   if (nbeg < 0) nbeg = 0;
-  *out = var ? nx__row_new(q->s, dims, nbeg, dims + nbeg, n - nbeg, var) : nx__row_new(q->s, NULL, 0, dims, n, 0);
+  *out = var ? nx__shape_row_new(q->s, dims, nbeg, dims + nbeg, n - nbeg, var) : nx__shape_row_new(q->s, NULL, 0, dims, n, 0);
   return *out ? 0 : NX_ENOMEM;
 }
 
@@ -261,12 +261,12 @@ static int name_clash(parser *q) {
   for (int i = 0; i < e->ndims; i++)
     for (int j = 0; j < e->nrows; j++)
       if (!strcmp(e->dim_names[i], e->row_names[j]))
-        return nx__error(q->s, NULL, "Name '%s' is used as both a dimension variable and a row variable in spec: %s",
+        return nx__shape_error(q->s, NULL, "Name '%s' is used as both a dimension variable and a row variable in spec: %s",
                          e->dim_names[i], q->spec);
   return 0;
 }
 
-int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {
+int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {
   parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec)};
   const char *end = spec + strlen(spec), *arrow = find(spec, end, "=>");
   if (!arrow) return fail(&q, end, "missing '=>'");
@@ -291,14 +291,14 @@ int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx_
   return name_clash(&q);
 }
 
-int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
+int nx__shape_axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
   const nx_dim *dims[256];
   int n = 0;
   const char *p = text;
   while (*p) {
     while (isspace((unsigned char)*p)) p++;
     if (!*p) break;
-    if (n == 256) return nx__error(s, NULL, "too many axes in \"%s\"", text);
+    if (n == 256) return nx__shape_error(s, NULL, "too many axes in \"%s\"", text);
     const char *st = p, *eq = NULL;
     while (*p && *p != ',') {
       if (*p == '=') eq = p;
@@ -308,10 +308,10 @@ int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
     while (isspace((unsigned char)*num)) num++;
     while (ne > num && isspace((unsigned char)ne[-1])) ne--;
     int64_t d = 0;
-    if (num == ne) return nx__error(s, NULL, "axis list \"%s\": expected a size at position %d", text, (int)(num - text));
+    if (num == ne) return nx__shape_error(s, NULL, "axis list \"%s\": expected a size at position %d", text, (int)(num - text));
     for (const char *x = num; x < ne; x++) {
       if (!isdigit((unsigned char)*x) || d > (INT64_MAX - 9) / 10)
-        return nx__error(s, NULL, "axis list \"%s\": bad size at position %d", text, (int)(x - text));
+        return nx__shape_error(s, NULL, "axis list \"%s\": bad size at position %d", text, (int)(x - text));
       d = d * 10 + (*x - '0');
     }
     const char *basis = NX_BASIS_DEFAULT;
@@ -319,15 +319,15 @@ int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **out) {
       const char *lb = st, *le = eq;
       while (isspace((unsigned char)*lb)) lb++;
       while (le > lb && isspace((unsigned char)le[-1])) le--;
-      if (le == lb) return nx__error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
+      if (le == lb) return nx__shape_error(s, NULL, "axis list \"%s\": bad label at position %d", text, (int)(lb - text));
       if (!(basis = nx__shape_strndup(s, lb, (size_t)(le - lb)))) return NX_ENOMEM;
     }
-    if (!(dims[n++] = nx__dim_solved(s, d, basis))) return NX_ENOMEM;
+    if (!(dims[n++] = nx__shape_dim_solved(s, d, basis))) return NX_ENOMEM;
     if (*p == ',') {
       p++;
-      if (!*p) return nx__error(s, NULL, "axis list \"%s\": expected an axis after ','", text);
+      if (!*p) return nx__shape_error(s, NULL, "axis list \"%s\": expected an axis after ','", text);
     }
   }
-  *out = nx__row_new(s, NULL, 0, dims, n, 0);
+  *out = nx__shape_row_new(s, NULL, 0, dims, n, 0);
   return *out ? 0 : NX_ENOMEM;
 }

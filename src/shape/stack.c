@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session.h"
 
 #define FN "nx_tensor_stack"
 

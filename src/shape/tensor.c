@@ -7,10 +7,10 @@
 
 #include "tensor_internal.h"
 
-int nx__solve_checked(nx_shape_session *s, const char *fn, int stage);
 
 static const char *kind_names[3] = {"batch", "input", "output"};
 
+/* A new tensor of three fresh open rows, listed in the session; NULL on out of memory. */
 static nx_tensor *node(nx_shape_session *s, const char *label) {
   nx_tensor *t = nx__shape_alloc(s, sizeof *t);
   if (!t) return NULL;
@@ -20,9 +20,9 @@ static nx_tensor *node(nx_shape_session *s, const char *label) {
   t->label = nx__shape_strdup(s, label ? label : buf);
   for (int k = 0; k < 3; k++) {
     int v = nx__shape_new_var(s, true, NULL);
-    if (v < 0 || !(t->rows[k] = nx__row_of_var(s, v))) return NULL;
+    if (v < 0 || !(t->rows[k] = nx__shape_row_of_var(s, v))) return NULL;
   }
-  if (!t->label || nx__pvec_push(&s->tensors, t)) return NULL;
+  if (!t->label || nx__shape_pvec_push(&s->tensors, t)) return NULL;
   return t;
 }
 
@@ -46,7 +46,7 @@ static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_te
 
 static int add_row(nx_shape_session *s, int kind, const nx_row *a, const nx_row *b, const nx__origin *o) {
   nx__cons c = {.kind = kind, .r1 = a, .r2 = b, .o = o};
-  return nx__push(s, &s->pending, &c);
+  return nx__shape_push(s, &s->pending, &c);
 }
 
 /* res_k <= opnd_k */
@@ -59,14 +59,14 @@ static int eq(nx_shape_session *s, const char *op, nx_tensor *a, int ak, const n
 }
 
 static void mark(nx_shape_session *s, const nx_row *r, bool pointwise) {
-  const nx_row *x = nx__rsub(s, r);
+  const nx_row *x = nx__shape_rsub(s, r);
   if (!x->var) return;
   if (pointwise) NX__VAR(s, x->var)->in_pointwise = true;
   else NX__VAR(s, x->var)->in_spec = true;
 }
 
 static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tensor **out) {
-  int rc = nx__solve_checked(s, fn, 1);
+  int rc = nx__shape_solve_checked(s, fn, 1);
   if (rc) return rc;
   *out = t;
   return 0;
@@ -87,7 +87,7 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
   for (int k = 0; k < 3; k++) {
     if (axes[k]) {
       const nx_row *r;
-      int rc = nx__axes_parse(s, axes[k], &r);
+      int rc = nx__shape_axes_parse(s, axes[k], &r);
       if (rc == NX_ENOMEM) return nx__fail(rc, "%s: out of memory", fn);
       if (rc) return nx__fail(rc, "%s: %s %s: %s", fn, t->label, kind_names[k], s->err);
       t->rows[k] = r;
@@ -97,7 +97,7 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
     }
     nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param,
                   .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
-    if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+    if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   }
   *made = t;
   (void)out;
@@ -133,7 +133,7 @@ int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const 
   rows[0] = t->rows[NX_AXIS_BATCH], rows[1] = t->rows[NX_AXIS_OUTPUT], rows[2] = t->rows[NX_AXIS_INPUT];
   nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
                 .o = origin(s, "total elements", t, NX_AXIS_OUTPUT, t, NX_AXIS_OUTPUT)};
-  if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
+  if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
   return finish_op(s, "nx_tensor_fill", t, out);
 }
 
@@ -208,8 +208,8 @@ int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
   nx_tensor *t = op_node(s, "batch_slice");
   int v = nx__shape_new_var(s, false, NULL);
   if (!t || v < 0) return nx__fail(NX_ENOMEM, "nx_tensor_batch_slice: out of memory");
-  const nx_dim *sd = nx__dim_var(s, v);
-  const nx_row *b = nx__row_new(s, &sd, 1, NULL, 0, t->rows[NX_AXIS_BATCH]->var);
+  const nx_dim *sd = nx__shape_dim_var(s, v);
+  const nx_row *b = nx__shape_row_new(s, &sd, 1, NULL, 0, t->rows[NX_AXIS_BATCH]->var);
   if (!b || add_row(s, NX__C_ROW_EQ, b, a->rows[NX_AXIS_BATCH], origin(s, "batch_slice", t, NX_AXIS_BATCH, a, NX_AXIS_BATCH)) ||
       eq(s, "batch_slice", t, NX_AXIS_INPUT, a->rows[NX_AXIS_INPUT], a, NX_AXIS_INPUT) ||
       eq(s, "batch_slice", t, NX_AXIS_OUTPUT, a->rows[NX_AXIS_OUTPUT], a, NX_AXIS_OUTPUT))
@@ -235,10 +235,10 @@ int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *ar
   nx__spec sp;
   int pending = s->pending.n;
   if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
-  int rc = nx__spec_parse(s, spec, t->env, &sp);
+  int rc = nx__shape_spec_parse(s, spec, t->env, &sp);
   char words[32];
   count_words(n, words, sizeof words);
-  if (!rc && sp.noperands != n) rc = nx__error(s, NULL, "Invalid einsum spec (expected %s): %s", words, spec);
+  if (!rc && sp.noperands != n) rc = nx__shape_error(s, NULL, "Invalid einsum spec (expected %s): %s", words, spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
     return rc == NX_ENOMEM ? nx__fail(rc, "nx_tensor_einsum: out of memory") : nx__fail(rc, "nx_tensor_einsum: %s", s->err);
@@ -280,27 +280,27 @@ int nx_tensor_set_dim(nx_shape_session *s, const nx_dim *d, int64_t size) {
   if (!s || !d || size < 0) return nx__fail(NX_EINVAL, "nx_tensor_set_dim: NULL argument or negative size %lld", (long long)size);
   if (s->tainted) return nx__fail(NX_EINVAL, "nx_tensor_set_dim: the session is tainted by an earlier shape error: %s", s->taint);
   nx__origin *o = nx__shape_alloc(s, sizeof *o);
-  const nx_dim *v = nx__dim_solved(s, size, NX_BASIS_DEFAULT);
+  const nx_dim *v = nx__shape_dim_solved(s, size, NX_BASIS_DEFAULT);
   if (!o || !v) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
   o->operation = "set_dim";
   o->lhs_name = o->rhs_name = "(set_dim)";
   o->lhs_kind = o->rhs_kind = NX_AXIS_OUTPUT;
   nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = d, .d2 = v, .o = o};
-  if (nx__push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
-  return nx__solve_checked(s, "nx_tensor_set_dim", 1);
+  if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_set_dim: out of memory");
+  return nx__shape_solve_checked(s, "nx_tensor_set_dim", 1);
 }
 
 int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t total) {
   if (!s || !r || total < 0) return nx__fail(NX_EINVAL, "nx_tensor_set_row_total: NULL argument or negative total");
   int rc = nx_shape_add_total_elems(s, &r, 1, total, &(nx_shape_origin){"set_dim", "(set_dim)", NX_AXIS_OUTPUT, "(set_dim)", NX_AXIS_OUTPUT});
-  return rc ? rc : nx__solve_checked(s, "nx_tensor_set_row_total", 1);
+  return rc ? rc : nx__shape_solve_checked(s, "nx_tensor_set_row_total", 1);
 }
 
 int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b) {
   if (!s || !a || !b) return nx__fail(NX_EINVAL, "nx_tensor_set_equal: NULL argument");
   for (int k = 0; k < 3; k++)
     if (eq(s, "set_equal", a, k, b->rows[k], b, k)) return nx__fail(NX_ENOMEM, "nx_tensor_set_equal: out of memory");
-  return nx__solve_checked(s, "nx_tensor_set_equal", 1);
+  return nx__shape_solve_checked(s, "nx_tensor_set_equal", 1);
 }
 
 const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind) {
@@ -314,12 +314,12 @@ const char *nx_tensor_label(const nx_tensor *t) {
 
 /* The origin of an interior mark made by closing, made when it is first
    needed (most marks are decided without one). */
-const nx__origin *nx__closing_origin(nx_shape_session *s, const nx__cons *c) {
+const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *c) {
   const nx_tensor *t = c->t;
   return origin(s, "closing", t, c->nrows, t, c->nrows);
 }
 
-void nx__closing_cons(nx_shape_session *s, int i, nx__cons *c) {
+void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c) {
   const nx_tensor *t = s->tensors.p[i / 3];
   int k = i % 3;
   *c = (nx__cons){.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param, .nrows = k, .t = t};
@@ -329,5 +329,4 @@ void nx__closing_cons(nx_shape_session *s, int i, nx__cons *c) {
    does nothing before stage 6, so it goes straight to the held marks, after
    those already there (the order a pass over the queue would keep), as one
    range whose constraints are made from the tensors when visited. */
-int nx__add_shape_rows(nx_shape_session *s);
-int nx__add_shape_rows(nx_shape_session *s) { return nx__hold_add_rows(s, &s->marks, 0, 3 * s->tensors.n); }
+int nx__shape_add_shape_rows(nx_shape_session *s) { return nx__shape_hold_add_rows(s, &s->marks, 0, 3 * s->tensors.n); }

@@ -3,7 +3,7 @@
 #ifndef NX_SHAPE_TENSOR_INTERNAL_H
 #define NX_SHAPE_TENSOR_INTERNAL_H
 
-#include "internal.h"
+#include "solver.h"
 
 /* A spec's label environment: dim labels and row variable names. */
 typedef struct nx__spec_env {
@@ -38,11 +38,20 @@ typedef struct nx__spec {
   const nx_row *rows[NX_SHAPE_MAX_OPERANDS + 1][3];
 } nx__spec;
 
-/* nx__spec_parse(s, spec, &env, &out) parses an einsum or permute spec.
+/* nx__shape_spec_parse(s, spec, &env, &out) parses an einsum or permute spec.
    Returns 0, or NX_EINVAL with s->err naming the position. */
-int nx__spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out);
+int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out);
 
-/* nx__axes_parse(s, text, &row): a comma-separated axis list as a closed row. */
-int nx__axes_parse(nx_shape_session *s, const char *text, const nx_row **row);
+/* nx__shape_axes_parse(s, text, &row): a comma-separated axis list as a closed row. */
+int nx__shape_axes_parse(nx_shape_session *s, const char *text, const nx_row **row);
+
+/* ---- tensor.c: the session's tensors seen by closing ---- */
+/* The origin of an interior mark c (c->t a tensor), made on first use;
+   NULL when memory runs out. */
+const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *c);
+/* The interior mark of row i of s->tensors (tensor i / 3, kind i % 3). */
+void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c);
+/* Holds an interior mark for every row of every tensor: 0 or NX_ENOMEM. */
+int nx__shape_add_shape_rows(nx_shape_session *s);
 
 #endif

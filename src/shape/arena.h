@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal: the shape module's memory. Dims, rows, origins and tensors are
+   carved from the session's arena (arena.c) and freed with it; the tables
+   that grow (vectors, the link pool, the variables) are realloc-backed and
+   grow through one overflow-checked helper. */
+#ifndef NX_SHAPE_ARENA_H
+#define NX_SHAPE_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/error.h"
+#include "nx_shape.h"
+
+typedef struct nx__chunk nx__chunk;
+
+/* n zeroed bytes (8-byte aligned) in s's arena, or NULL when memory runs
+   out or n is past SIZE_MAX / 2. */
+void *nx__shape_alloc(nx_shape_session *s, size_t n);
+/* The same in another list of chunks (the session keeps two). */
+void *nx__shape_alloc_in(nx__chunk **chunks, size_t n);
+/* Frees a list of chunks. */
+void nx__shape_chunks_free(nx__chunk *c);
+/* A copy of str in the arena (NULL for NULL, or when memory runs out). */
+const char *nx__shape_strdup(nx_shape_session *s, const char *str);
+const char *nx__shape_strndup(nx_shape_session *s, const char *str, size_t n); /* the first n bytes */
+
+/* Makes room for at least `need` elements of `elem` bytes in the
+   realloc-backed table *p of capacity *cap: doubles it (from `first` when
+   empty), or more if need asks for it. Returns 0, or NX_ENOMEM when memory
+   runs out or the count or byte size would overflow int or size_t (*p and
+   *cap unchanged then). */
+int nx__shape_grow(void **p, int *cap, int need, size_t elem, int first);
+
+/* A growable array of pointers or ints, malloc-backed. */
+typedef struct { void **p; int n, cap; } nx__pvec;
+typedef struct { int *p; int n, cap; } nx__ivec;
+int nx__shape_pvec_push(nx__pvec *v, void *x); /* 0 or NX_ENOMEM */
+int nx__shape_ivec_push(nx__ivec *v, int x);   /* 0 or NX_ENOMEM */
+bool nx__shape_ivec_has(const nx__ivec *v, int x);
+
+/* A list of ints in arrival order, its links in the session's one pool
+   (s->lk, index 0 unused): a variable's neighbours cost 8 bytes each and no
+   allocation of their own. */
+typedef struct { int head, tail; } nx__ilist;
+typedef struct { int x, next; } nx__link;
+#define NX__EACH(s, l, i) for (int i = (l).head; i; i = (s)->lk[i].next)
+int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x); /* 0 or NX_ENOMEM */
+bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x);
+
+#endif
