@@ -259,7 +259,8 @@ NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **
    "ab;bc=>ac", "ii; jj; kk; ll => ii^jj^kk^ll" (a block tensor). An
    axis is a letter, or, in multi-character mode (a spec holding any of
    , * + ^ & < or an '=' not in "=>"), a comma-separated identifier; a fixed
-   index (a run of digits), `stride*o+k`, `a^b`; `...` and `..r..` stand for
+   index (a run of digits), `stride*o+offset`, a convolution
+   `stride*o=+dilation*k` (`=` pads, `<` does not), `a^b`; `...` and `..r..` stand for
    row variables. Rows are equal to the spec's (no broadcasting). Labels and
    names may be of any length.
    Fails, without tainting the session, with "Invalid einsum spec ..."
@@ -315,16 +316,38 @@ NX_API nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label);
 /* nx_shape_ref_label(r) is r's label (NULL for a NULL r). */
 NX_API const char *nx_shape_ref_label(const nx_shape_ref *r);
 
-/* nx_tensor_einsum_refs(s, spec, args, n, refs, nrefs, &t) is
-   nx_tensor_einsum that also binds each reference to the dim or row
-   variable its label names in spec (OCANNL's captured dims) and applies a
-   size known on it (a dim's size, a row's total elements).
-   Fails as nx_tensor_einsum; with NX_EINVAL and "Variable L not found in
-   environments for spec: ..." if a label is in no operand of spec (the
-   einsum's constraints are then kept, t is not set); on a shape error of a
-   size applied. */
-NX_API int nx_tensor_einsum_refs(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
-                                 nx_shape_ref *const *refs, int nrefs, nx_tensor **t);
+/* The padding of a convolution axis written without '=' or '<'. */
+enum nx_padding { NX_PADDING_UNSPECIFIED = 0, NX_PADDING_TRUE, NX_PADDING_FALSE };
+
+/* What nx_tensor_einsum_ex adds to a spec (zero-initialised: nothing).
+   values: the integer values of identifiers used as strides or dilations
+   (`stride*oh+kh` with stride = 2), as OCANNL's syntax extension
+   substitutes them. use_padding: for convolution axes without a marker
+   (OCANNL's `use_padding` argument); unspecified makes such an axis an
+   error. refs: references to bind to the spec's labels of their names. */
+typedef struct nx_einsum_options {
+  int nvalues;
+  const char *const *names;
+  const int64_t *values;
+  enum nx_padding use_padding;
+  int nrefs;
+  nx_shape_ref *const *refs;
+} nx_einsum_options;
+
+/* nx_tensor_einsum_ex(s, spec, opt, args, n, &t) is nx_tensor_einsum with
+   the options opt (NULL: none): identifier strides and dilations, the
+   padding of unmarked convolution axes, and references, each bound to the
+   dim or row variable its label names in spec (OCANNL's captured dims), a
+   size known on it applied (a dim's size, a row's total elements).
+   Fails as nx_tensor_einsum (its messages naming this function), with
+   "Invalid stride value (expected integer): x" for an identifier with no
+   value, "use_padding must be specified in convolution spec" for an
+   unmarked convolution axis without a default; with "Variable L not found
+   in environments for spec: ..." if a reference's label is in no operand
+   of spec (the einsum's constraints are then kept, t is not set); on a
+   shape error of a size applied. */
+NX_API int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                               nx_tensor *const *args, int n, nx_tensor **t);
 
 /* nx_shape_ref_value(s, r, &size) sets size to r's known size and returns
    0, or returns NX_NONE: the size set on r, else its bound variable's
@@ -438,11 +461,13 @@ NX_API int nx_proj_rank(const nx_shape_proj *p, int which);
    Fails with NX_EINVAL on a NULL p or which or axis out of range. */
 NX_API int nx_proj_axis(const nx_shape_proj *p, int which, int axis, int64_t *size, nx_shape_index *index);
 
-/* nx_proj_padding(p, which, axis, &left, &right): how far the axis's index
-   reaches before 0 (left) and past its last element (right) over the whole
-   space; 0 and 0 for an axis that stays in range, as every result axis and
-   every axis without padding does. The padding OCANNL infers for a
-   convolution with `=`. Fails as nx_proj_axis. */
+/* nx_proj_padding(p, which, axis, &left, &right): the padding the axis
+   needs around its elements: how far its index reaches before 0 (left)
+   and past its last element (right) over the whole space, and for a
+   convolution with `=` at least OCANNL's margins, floor(K/2) left and
+   ceil(K/2) right for a kernel of size K. 0 and 0 for an axis that stays in
+   range (every result axis, and every axis without padding). Fails as
+   nx_proj_axis. */
 NX_API int nx_proj_padding(const nx_shape_proj *p, int which, int axis, int64_t *left, int64_t *right);
 
 #ifdef __cplusplus

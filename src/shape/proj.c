@@ -19,6 +19,7 @@ typedef struct {
   int64_t size;
   nx_shape_index index;
   int64_t pad_left, pad_right;
+  int64_t padded_kernel; /* a convolution with '=': its kernel's size; else 0 */
 } proj_axis;
 
 struct nx_shape_proj {
@@ -100,7 +101,7 @@ static int add_term(builder *b, nx_shape_index *x, int64_t coeff, const nx_dim *
 static int spec_axis(builder *b, const nx_dim *d, proj_axis *a) {
   const nx__spec_env *e = b->t->env;
   nx_shape_index *x = &a->index;
-  memset(x, 0, sizeof *x);
+  memset(a, 0, sizeof *a);
   if ((a->size = solved_size(b->s, d)) < 0)
     return nx__fail(NX_EINVAL, FN ": %s: an axis of its spec is not solved yet (call nx_shape_finish first)",
                     b->t->label);
@@ -121,6 +122,7 @@ static int spec_axis(builder *b, const nx_dim *d, proj_axis *a) {
     if ((rc = add_term(b, x, d->dilation, d->kernel))) return rc;
     int64_t k = solved_size(b->s, d->kernel);
     x->offset = d->offset - (d->use_padding ? k - (k + 1) / 2 : 0);
+    a->padded_kernel = d->use_padding ? k : 0;
     return 0;
   }
   case NX__D_CONCAT:
@@ -168,7 +170,8 @@ static int row_axes(builder *b, const nx_row *r, proj_axis *a, int *n) {
 }
 
 /* The padding an axis's index needs: how far its least and greatest values
-   over the space fall outside 0..size-1. */
+   over the space fall outside 0..size-1, and at least OCANNL's margins of a
+   convolution with '=' (kernel size K: floor(K/2) left, ceil(K/2) right). */
 static void padding(const nx_shape_proj *p, proj_axis *a) {
   int64_t lo = a->index.offset, hi = a->index.offset;
   for (int i = 0; i < a->index.nterms; i++) {
@@ -178,6 +181,9 @@ static void padding(const nx_shape_proj *p, proj_axis *a) {
   }
   a->pad_left = lo < 0 ? -lo : 0;
   a->pad_right = hi > a->size - 1 ? hi - (a->size - 1) : 0;
+  int64_t k = a->padded_kernel;
+  if (k && a->pad_left < k - (k + 1) / 2) a->pad_left = k - (k + 1) / 2;
+  if (k && a->pad_right < (k + 1) / 2) a->pad_right = (k + 1) / 2;
 }
 
 static const int layout[3] = {NX_AXIS_BATCH, NX_AXIS_OUTPUT, NX_AXIS_INPUT};

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session.h"
+#include "tensor_internal.h"
 
 enum { UNSET, DIM, ROW };
 
@@ -64,11 +64,7 @@ int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size
 /* Applies size n to r's bound variable (a dim's size, a row's total). */
 static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n) {
   int rc = r->kind == DIM ? nx_tensor_set_dim(s, r->dim, n) : r->kind == ROW ? nx_tensor_set_row_total(s, r->row, n) : 0;
-  if (!rc) return 0;
-  char msg[1024];
-  const char *m = nx_error_message(), *p = strstr(m, ": ");
-  snprintf(msg, sizeof msg, "%s", p ? p + 2 : m);
-  return nx__fail(rc, "%s: %s", fn, msg);
+  return nx__shape_fail_as(fn, rc);
 }
 
 /* As OCANNL's set_dim, only a size set before is checked here: one the
@@ -114,12 +110,7 @@ int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b
     return nx__fail(NX_EINVAL, "%s: a dimension and a row reference (%s, %s) neither of known size: not supported",
                     fn, a->label, b->label);
   if (!rc) rc = nx_shape_solve(s, 1);
-  if (rc) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", nx_error_message());
-    return nx__fail(rc, "%s: %s", fn, msg);
-  }
-  return 0;
+  return nx__shape_fail_as(fn, rc);
 }
 
 int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *large, nx_shape_ref *small) {
@@ -152,30 +143,22 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
   const nx_dim *scaled = nx_dim_affine(s, factor, small->dim, 0);
   int rc = scaled ? nx_shape_add_dim_eq(s, large->dim, scaled, NULL) : NX_ENOMEM;
   if (!rc) rc = nx_shape_solve(s, 1);
-  if (rc) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", nx_error_message());
-    return nx__fail(rc, "%s: %s", fn, msg);
-  }
-  return 0;
+  return nx__shape_fail_as(fn, rc);
 }
 
-int nx_tensor_einsum_refs(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
-                          nx_shape_ref *const *refs, int nrefs, nx_tensor **out) {
-  static const char *fn = "nx_tensor_einsum_refs";
-  if (!s || !out || (nrefs && !refs) || nrefs < 0) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                        nx_tensor *const *args, int n, nx_tensor **out) {
+  static const char *fn = "nx_tensor_einsum_ex";
+  int nrefs = opt ? opt->nrefs : 0;
+  if (!s || !out || (nrefs && !opt->refs) || nrefs < 0 || (opt && opt->nvalues && (!opt->names || !opt->values)))
+    return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
   for (int i = 0; i < nrefs; i++)
-    if (!refs[i]) return nx__fail(NX_EINVAL, "%s: reference %d is NULL", fn, i);
+    if (!opt->refs[i]) return nx__fail(NX_EINVAL, "%s: reference %d is NULL", fn, i);
   nx_tensor *t;
-  int rc = nx_tensor_einsum(s, spec, args, n, &t);
-  if (rc) {
-    char msg[1024];
-    const char *m = nx_error_message(), *p = strstr(m, ": ");
-    snprintf(msg, sizeof msg, "%s", p ? p + 2 : m);
-    return nx__fail(rc, "%s: %s", fn, msg);
-  }
+  int rc = nx__shape_einsum(s, fn, spec, opt, args, n, &t);
+  if (rc) return rc;
   for (int i = 0; i < nrefs; i++) {
-    nx_shape_ref *r = refs[i];
+    nx_shape_ref *r = opt->refs[i];
     int64_t size;
     bool k = known(s, r, &size);
     const nx_dim *d = nx_tensor_spec_dim(t, r->label);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session.h"
+#include "tensor_internal.h"
 
 #define FN "nx_tensor_stack"
 
@@ -17,15 +17,6 @@ static bool put(char *buf, size_t cap, size_t *len, const char *fmt, const char 
   if (k < 0 || (size_t)k >= cap - *len) return false;
   *len += (size_t)k;
   return true;
-}
-
-/* The failure of an einsum it made, named for this function. */
-static int renamed(int rc) {
-  if (!rc) return 0;
-  const char *m = nx_error_message(), *p = strstr(m, ": ");
-  char copy[1024];
-  snprintf(copy, sizeof copy, "%s", p ? p + 2 : m);
-  return nx__fail(rc, FN ": %s", copy);
 }
 
 int nx_tensor_stack(nx_shape_session *s, enum nx_axis_kind kind, nx_tensor *const *args, int n, nx_tensor **out) {
@@ -44,7 +35,7 @@ int nx_tensor_stack(nx_shape_session *s, enum nx_axis_kind kind, nx_tensor *cons
   for (int i = 0; i < n; i++) {
     if (!args[i]) return nx__fail(NX_EINVAL, FN ": operand %d is NULL", i);
     int rc = nx_tensor_einsum(s, unsqueeze[kind], &args[i], 1, &u[i]);
-    if (rc) return renamed(rc);
+    if (rc) return nx__shape_fail_as(FN, rc);
     char label[16];
     snprintf(label, sizeof label, "bt%d", i);
     if ((i && !put(spec, sizeof spec, &len, "%s", "; ")) || !put(spec, sizeof spec, &len, part[kind], label) ||
@@ -53,5 +44,5 @@ int nx_tensor_stack(nx_shape_session *s, enum nx_axis_kind kind, nx_tensor *cons
   }
   if (!put(spec, sizeof spec, &len, "%s", " => ") || !put(spec, sizeof spec, &len, part[kind], cat))
     return nx__fail(NX_EINVAL, FN ": spec too long");
-  return renamed(nx_tensor_einsum(s, spec, u, n, out));
+  return nx__shape_fail_as(FN, nx_tensor_einsum(s, spec, u, n, out));
 }

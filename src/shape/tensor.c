@@ -224,40 +224,53 @@ static void count_words(int n, char *buf, size_t cap) {
   else snprintf(buf, cap, "%d arguments", n);
 }
 
-int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
+int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
+                     nx_tensor *const *args, int n, nx_tensor **out) {
   if (n < 1 || n > NX_SHAPE_MAX_OPERANDS)
-    return nx__fail(NX_EINVAL, "nx_tensor_einsum: %d operands, not 1 to %d", n, NX_SHAPE_MAX_OPERANDS);
-  CHECK_ARGS("nx_tensor_einsum", spec && args);
+    return nx__fail(NX_EINVAL, "%s: %d operands, not 1 to %d", fn, n, NX_SHAPE_MAX_OPERANDS);
+  CHECK_ARGS(fn, spec && args);
   for (int i = 0; i < n; i++)
-    if (!args[i]) return nx__fail(NX_EINVAL, "nx_tensor_einsum: operand %d is NULL", i);
+    if (!args[i]) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
   nx_tensor *t = op_node(s, n == 1 ? "permute" : "einsum");
-  if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+  if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   nx__spec sp;
   int pending = s->pending.n;
-  if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
-  int rc = nx__shape_spec_parse(s, spec, t->env, &sp);
+  if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  int rc = nx__shape_spec_parse(s, spec, opt, t->env, &sp);
   char words[32];
   count_words(n, words, sizeof words);
   if (!rc && sp.noperands != n) rc = nx__shape_error(s, NULL, "Invalid einsum spec (expected %s): %s", words, spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
-    return rc == NX_ENOMEM ? nx__fail(rc, "nx_tensor_einsum: out of memory") : nx__fail(rc, "nx_tensor_einsum: %s", s->err);
+    return rc == NX_ENOMEM ? nx__fail(rc, "%s: out of memory", fn) : nx__fail(rc, "%s: %s", fn, s->err);
   }
   t->env->nshapes = n + 1;
   if (!(t->env->shape_rows = nx__shape_alloc(s, (size_t)(n + 1) * sizeof *t->env->shape_rows)))
-    return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+    return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   for (int i = 0; i < n; i++) memcpy(t->env->shape_rows[i], sp.rows[i], sizeof sp.rows[i]);
   memcpy(t->env->shape_rows[n], sp.rows[NX_SHAPE_MAX_OPERANDS], sizeof sp.rows[0]);
   const char *op = t->label;
   for (int k = 0; k < 3; k++) {
-    if (eq(s, op, t, k, sp.rows[NX_SHAPE_MAX_OPERANDS][k], t, k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+    if (eq(s, op, t, k, sp.rows[NX_SHAPE_MAX_OPERANDS][k], t, k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
     mark(s, t->rows[k], false);
     for (int i = 0; i < n; i++) {
       mark(s, args[i]->rows[k], false);
-      if (eq(s, op, args[i], k, sp.rows[i][k], args[i], k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+      if (eq(s, op, args[i], k, sp.rows[i][k], args[i], k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
     }
   }
-  return finish_op(s, "nx_tensor_einsum", t, out);
+  return finish_op(s, fn, t, out);
+}
+
+int nx__shape_fail_as(const char *fn, int rc) {
+  if (!rc) return 0;
+  char msg[1024];
+  const char *m = nx_error_message(), *p = strstr(m, ": ");
+  snprintf(msg, sizeof msg, "%s", p ? p + 2 : m);
+  return nx__fail(rc, "%s: %s", fn, msg);
+}
+
+int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
+  return nx__shape_einsum(s, "nx_tensor_einsum", spec, NULL, args, n, out);
 }
 
 const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label) {

@@ -38,9 +38,17 @@ typedef struct nx__spec {
   const nx_row *rows[NX_SHAPE_MAX_OPERANDS + 1][3];
 } nx__spec;
 
-/* nx__shape_spec_parse(s, spec, &env, &out) parses an einsum or permute spec.
+/* nx__shape_spec_parse(s, spec, opt, &env, &out) parses an einsum or
+   permute spec, its identifier strides and unmarked padding from opt
+   (NULL: none).
    Returns 0, or NX_EINVAL with s->err naming the position. */
-int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out);
+int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_options *opt, nx__spec_env *env,
+                         nx__spec *out);
+
+/* nx__shape_einsum(s, fn, spec, opt, args, n, &t) is nx_tensor_einsum with
+   options, its failures naming fn. */
+int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
+                     nx_tensor *const *args, int n, nx_tensor **out);
 
 /* nx__shape_axes_parse(s, text, &row): a comma-separated axis list as a closed row. */
 int nx__shape_axes_parse(nx_shape_session *s, const char *text, const nx_row **row);
@@ -53,5 +61,9 @@ const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *
 void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c);
 /* Holds an interior mark for every row of every tensor: 0 or NX_ENOMEM. */
 int nx__shape_add_shape_rows(nx_shape_session *s);
+
+/* nx__shape_fail_as(fn, rc): rc, its message (set by the public function
+   that failed) now naming fn instead; 0 for 0. */
+int nx__shape_fail_as(const char *fn, int rc);
 
 #endif

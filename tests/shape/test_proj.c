@@ -38,6 +38,21 @@ static const pcase cases[] = {
     {"input and output", "i->o;o->p => i->p", 2, {{"", "2", "3"}, {"", "3", "4"}},
      "np.einsum('oi,po->pi', A0, A1)", "2->4"},
     {"a strided axis", "2*o => o", 1, {{"", "", "6"}}, "A0[::2]", "3"},
+    {"a valid convolution", "o<+k; k => o", 2, {{"", "", "5"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(A0, 3), A1)", "3"},
+    {"a strided valid convolution", "2*o<+k; k => o", 2, {{"", "", "7"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(A0, 3)[::2], A1)", "3"},
+    {"a dilated valid convolution", "o<+2*k; k => o", 2, {{"", "", "7"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(A0, 5)[:, ::2], A1)", "3"},
+    {"a padded convolution", "o=+k; k => o", 2, {{"", "", "5"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3), A1)", "5"},
+    {"a strided padded convolution", "2*o=+k; k => o", 2, {{"", "", "6"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3)[::2][:3], A1)", "3"},
+    {"a 2-d convolution with channels (Nn_blocks.conv2d without padding)",
+     "oh<+kh, ow<+kw, ic; kh, kw, ic -> oc => oh, ow, oc", 2, {{"", "", "5,4,2"}, {"", "3,2,2", "3"}},
+     "np.einsum('abcde,odec->abo', sliding_window_view(A0, (3, 2), axis=(0, 1)), A1)", "3,3,3"},
+    {"an einsum of four operands", "ij;jk;kl;lm=>im", 4, {{"", "", "2,3"}, {"", "", "3,2"}, {"", "", "2,2"}, {"", "", "2,3"}},
+     "np.einsum('ij,jk,kl,lm->im', A0, A1, A2, A3)", "2,3"},
 };
 
 static int64_t value_at(int op, int64_t i) { return (i * 7 + op * 5 + 3) % 11 - 5; }
@@ -166,6 +181,129 @@ static void by_hand(size_t i, double *const *A, double *R) {
   }
 }
 
+/* OCANNL's parses of affine and convolution axes (test_conv_syntax.ml,
+   test_einsum_parser.ml), read back through the projections: each spec's
+   first operand axis `axis` (layout order) must index as the sum of the
+   terms (label:coefficient) plus offset. OCANNL prints the parsed
+   structure; here a small einsum holding the axis is inferred and its
+   index read. pad: the padding of unmarked convolution axes. */
+typedef struct {
+  const char *source, *spec;
+  enum nx_padding pad;
+  const char *rows[2][3];
+  int axis;
+  const char *terms; /* "o:2,k:3" */
+  int64_t offset;
+  const char *shape; /* the result's */
+} parse_case;
+
+static const parse_case parses[] = {
+    {"test_conv_syntax.ml test_conv_parsing Test 1: '2*o+3*k'", "2*o+3*k; k => o", NX_PADDING_FALSE,
+     {{"", "", "9"}, {"", "", "3"}}, 0, "o:2,k:3", 0, "2"},
+    {"test_conv_syntax.ml test_conv_parsing Test 2: 'o+k'", "o+k; k => o", NX_PADDING_FALSE,
+     {{"", "", "5"}, {"", "", "3"}}, 0, "o:1,k:1", 0, "3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 3: 'a, 2*b+c'", "a, 2*b+c; c => a, b", NX_PADDING_FALSE,
+     {{"", "", "2,7"}, {"", "", "3"}}, 1, "b:2,c:1", 0, "2,3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 4: 'i, o+k, j'", "i, o+k, j; k => i, o, j", NX_PADDING_FALSE,
+     {{"", "", "2,5,3"}, {"", "", "2"}}, 1, "o:1,k:1", 0, "2,4,3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 5: 'a+bc'", "a+bc; bc => a", NX_PADDING_FALSE,
+     {{"", "", "4"}, {"", "", "2"}}, 0, "a:1,bc:1", 0, "3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 6: 'i, j -> 2*i+j'", "i, j -> 2*i+j => i, j", NX_PADDING_FALSE,
+     {{"", "3,2", "6"}}, 0, "i:2,j:1", 0, "3,2"},
+    {"test_conv_syntax.ml test_conv_parsing Test 7: 'batch|input->3*output+1*kernel,'",
+     "batch|input->3*output+1*kernel,; kernel => output", NX_PADDING_FALSE, {{"2", "3", "8"}, {"", "", "2"}}, 1,
+     "output:3,kernel:1", 0, "3"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 1: '2*output'", "2*output => output",
+     NX_PADDING_UNSPECIFIED, {{"", "", "6"}}, 0, "output:2", 0, "3"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 2: '3*i'", "3*i => i", NX_PADDING_UNSPECIFIED,
+     {{"", "", "9"}}, 0, "i:3", 0, "3"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 3: 'input -> 2*output'",
+     "input -> 2*output => input -> output", NX_PADDING_UNSPECIFIED, {{"", "2", "8"}}, 0, "output:2", 0, "2->4"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 4: 'regular, 3*strided'",
+     "regular, 3*strided => regular, strided", NX_PADDING_UNSPECIFIED, {{"", "", "2,9"}}, 1, "strided:3", 0, "2,3"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 1: 'o=+k'", "o=+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "5"}, {"", "", "3"}}, 0, "o:1,k:1", -1, "5"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 2: 'o<+k'", "o<+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "5"}, {"", "", "3"}}, 0, "o:1,k:1", 0, "3"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 3: '2*o=+k'", "2*o=+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "6"}, {"", "", "3"}}, 0, "o:2,k:1", -1, "3"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 4: 'o<+3*k'", "o<+3*k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "7"}, {"", "", "2"}}, 0, "o:1,k:3", 0, "4"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 5: '2*o=+3*k'", "2*o=+3*k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "6"}, {"", "", "3"}}, 0, "o:2,k:3", -1, "3"},
+    {"an offset and a kernel: '2*o<+1+k'", "2*o<+1+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "7"}, {"", "", "3"}}, 0, "o:2,k:1", 1, "3"},
+    {"identifier stride and dilation (OCANNL's syntax extension): 's*o<+d*k'", "s*o<+d*k; k => o",
+     NX_PADDING_UNSPECIFIED, {{"", "", "9"}, {"", "", "3"}}, 0, "o:2,k:2", 0, "3"},
+};
+
+static void check_parses(void) {
+  static const char *const names[] = {"s", "d"};
+  static const int64_t values[] = {2, 2};
+  for (size_t i = 0; i < sizeof parses / sizeof *parses; i++) {
+    const parse_case *c = &parses[i];
+    nx_shape_session *s;
+    nx_tensor *args[2], *t;
+    int n = c->rows[1][2] ? 2 : 1;
+    CHECK(nx_shape_session_new(&s) == 0, "session");
+    for (int j = 0; j < n; j++) CHECK(nx_tensor_term(s, NULL, c->rows[j][0], c->rows[j][1], c->rows[j][2], &args[j]) == 0, "term");
+    nx_einsum_options o = {.use_padding = c->pad, .nvalues = 2, .names = names, .values = values};
+    int rc = nx_tensor_einsum_ex(s, c->spec, &o, args, n, &t);
+    CHECK(rc == 0, "%s: %s", c->source, nx_error_message());
+    const nx_shape_proj *p = NULL;
+    if (!rc) CHECK(nx_shape_finish(s) == 0 && nx_shape_projections(s, t, &p) == 0, "%s: %s", c->source, nx_error_message());
+    if (p) {
+      CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape), "%s: shape %s, expected %s", c->source,
+            shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape);
+      nx_shape_index ix;
+      CHECK(nx_proj_axis(p, 0, c->axis, NULL, &ix) == 0, "%s: axis", c->source);
+      char got[128] = "";
+      for (int k = 0; k < ix.nterms; k++) {
+        const char *l = nx_proj_iter_label(p, ix.iter[k]);
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s:%lld", k ? "," : "", l ? l : "?",
+                 (long long)ix.coeff[k]);
+      }
+      CHECK(!strcmp(got, c->terms) && ix.offset == c->offset, "%s: index %s%+lld, expected %s%+lld", c->source, got,
+            (long long)ix.offset, c->terms, (long long)c->offset);
+    }
+    nx_shape_session_free(s);
+  }
+}
+
+/* test_conv_padding.ml test_conv2d_stride_with_padding prints the input's
+   padded dims "6+3x6+3x1": a 3-wide kernel with '=' pads one left, two
+   right (OCANNL's margins), on a 6x6 input at stride 2. */
+static void check_padding(void) {
+  nx_shape_session *s;
+  nx_tensor *args[2], *t;
+  const nx_shape_proj *p = NULL;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "6,6,1", &args[0]) == 0 &&
+            nx_tensor_param(s, "kernel", NULL, NULL, &args[1]) == 0,
+        "session");
+  static const char *const names[] = {"stride"};
+  static const int64_t values[] = {2};
+  nx_einsum_options o = {.use_padding = NX_PADDING_TRUE, .nvalues = 1, .names = names, .values = values};
+  CHECK(nx_tensor_einsum_ex(s, "... | stride*oh+kh, stride*ow+kw, ..ic..; kh, kw, ..ic.. -> ..oc.. => ... | oh, ow, ..oc..",
+                            &o, args, 2, &t) == 0,
+        "conv2d: %s", nx_error_message());
+  CHECK(nx_tensor_set_dim(s, nx_tensor_spec_dim(t, "kh"), 3) == 0 && nx_tensor_set_dim(s, nx_tensor_spec_dim(t, "kw"), 3) == 0 &&
+            nx_tensor_set_row_total(s, nx_tensor_spec_row(t, "oc"), 4) == 0 && nx_shape_finish(s) == 0 &&
+            nx_shape_projections(s, t, &p) == 0,
+        "conv2d: %s", nx_error_message());
+  for (int a = 0; p && a < 3; a++) {
+    int64_t l = -1, r = -1, size;
+    CHECK(nx_proj_padding(p, 0, a, &l, &r) == 0 && nx_proj_axis(p, 0, a, &size, NULL) == 0, "padding");
+    CHECK(a < 2 ? size == 6 && l == 1 && r == 2 : size == 1 && l == 0 && r == 0,
+          "input axis %d: %lld+%lld+%lld, expected OCANNL's 6+3 (1 left, 2 right) or 1", a, (long long)l, (long long)size,
+          (long long)r);
+  }
+  for (int a = 0; p && a < 3; a++) {
+    int64_t l = -1, r = -1;
+    CHECK(nx_proj_padding(p, NX_PROJ_RESULT, a, &l, &r) == 0 && l == 0 && r == 0, "result axis %d padded", a);
+  }
+  nx_shape_session_free(s);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--dump")) return dump();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -187,6 +325,8 @@ int main(int argc, char **argv) {
     for (int j = 0; j < MAXOP; j++) free(ops[j]);
     nx_shape_session_free(s);
   }
+  check_parses();
+  check_padding();
   /* Refusals. */
   nx_shape_session *s;
   nx_tensor *x, *y;
