@@ -230,6 +230,26 @@ NX_API int nx_tensor_param(nx_shape_session *s, const char *label, const char *i
 NX_API int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch,
                           const char *input, const char *output, nx_tensor **t);
 
+/* nx_tensor_param_fill(s, label, total, input, output, &t) is a parameter
+   (as nx_tensor_param) that also holds `total` elements (its values are
+   given): one inferred dim or row of it is deduced from the product.
+   Fails as nx_tensor_param, and on total < 0. */
+NX_API int nx_tensor_param_fill(nx_shape_session *s, const char *label, int64_t total, const char *input,
+                                const char *output, nx_tensor **t);
+
+/* nx_tensor_of_spec(s, label, spec, is_param, total, &t) is a leaf (a
+   parameter if is_param) whose shape is an OCANNL shape spec, as
+   Shape.of_spec reads it: `batch|input->output` rows as in einsum specs,
+   where a number is an axis of that size, a label a dim variable (one per
+   name: nx_tensor_spec_dim(t, name) reads it), `l=5` an axis of size 5,
+   `...` and `..rho..` row variables, e.g. "3, ..rho.., 7" (3 anchored left,
+   7 right). total >= 0 also makes it hold total elements (a fill); -1
+   none. Fails with NX_EINVAL on a NULL argument, total < -1, a malformed
+   spec ("Invalid einsum spec at position N: ..."), a name used as a dim
+   and a row variable, or a shape error. */
+NX_API int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, bool is_param, int64_t total,
+                             nx_tensor **t);
+
 /* Pointwise operations: the result broadcasts the operands (res <= each
    operand, kind by kind). op names the operation in traces. */
 NX_API int nx_tensor_unary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor **t);

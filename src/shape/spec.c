@@ -29,6 +29,7 @@ typedef struct {
   nx__spec_env *env;
   int kind;
   const nx_einsum_options *opt; /* NULL: no identifier values, padding unspecified */
+  bool leaf; /* a leaf's shape spec: a number is a size, not a fixed index */
 } parser;
 
 static int fail(parser *q, const char *p, const char *what) {
@@ -185,6 +186,13 @@ static int affine_axis(parser *q, const nx_dim **out) {
   if ((rc = coefficient(q, "stride", &stride, &has_stride))) return rc;
   if ((rc = label_at(q, has_stride ? "expected a label after '*'" : "expected an axis", &over))) return rc;
   const char *pad_at = q->p;
+  if (q->leaf && !has_stride && q->p + 1 < q->end && *q->p == '=' && isdigit((unsigned char)q->p[1])) {
+    q->p++; /* OCANNL's `l=5` in a leaf: the size 5 (the label is a name, not a basis) */
+    int64_t size;
+    if ((rc = number(q, &size))) return rc;
+    *out = nx__shape_dim_solved(q->s, size, NX_BASIS_DEFAULT);
+    return *out ? 0 : NX_ENOMEM;
+  }
   if (q->p < q->end && (*q->p == '=' || *q->p == '<')) {
     pad = *q->p++ == '=' ? NX_PADDING_TRUE : NX_PADDING_FALSE;
     skip(q);
@@ -246,6 +254,10 @@ static int atom(parser *q, const nx_dim **out) {
   }
   if (isdigit((unsigned char)c)) {
     if ((rc = number(q, &n))) return rc;
+    if (q->leaf) { /* a size */
+      *out = nx__shape_dim_solved(q->s, n, NX_BASIS_DEFAULT);
+      return *out ? 0 : NX_ENOMEM;
+    }
     if (n == INT64_MAX) return fail(q, st, "fixed index too large"); /* its axis would need n + 1 */
     return fresh_fixed(q, n, out);
   }
@@ -354,17 +366,23 @@ static int name_clash(parser *q) {
   return 0;
 }
 
+/* Refuses bytes outside printable ASCII and whitespace. */
+static bool check_chars(parser *q, const char *spec, const char *end, int *rc) {
+  for (const char *p = spec; p < end; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c >= 0x80 || (c < 0x20 && !isspace(c))) return *rc = fail(q, p, "unexpected character"), false;
+  }
+  return true;
+}
+
 int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_options *opt, nx__spec_env *env,
                          nx__spec *out) {
   parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec), .opt = opt};
   const char *end = spec + strlen(spec), *arrow = find(spec, end, "=>");
   if (!arrow) return fail(&q, end, "missing '=>'");
   if (find(arrow + 2, end, "=>")) return fail(&q, find(arrow + 2, end, "=>"), "a second '=>'");
-  for (const char *p = spec; p < end; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c >= 0x80 || (c < 0x20 && !isspace(c))) return fail(&q, p, "unexpected character");
-  }
-  int n = 0, rc;
+  int n = 0, rc = 0;
+  if (!check_chars(&q, spec, end, &rc)) return rc;
   const char *b = spec;
   for (;;) {
     const char *semi = find(b, arrow, ";"), *e = semi ? semi : arrow;
@@ -377,6 +395,19 @@ int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_
   if (find(arrow + 2, end, ";")) return fail(&q, find(arrow + 2, end, ";"), "';' in the result");
   out->noperands = n;
   if ((rc = shape(&q, arrow + 2, end, out->rows[NX_SHAPE_MAX_OPERANDS]))) return rc;
+  return name_clash(&q);
+}
+
+/* A shape spec without '=>', whose numbers are sizes (OCANNL's
+   Shape.of_spec). */
+int nx__shape_leaf_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, const nx_row **rows) {
+  parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec), .leaf = true};
+  const char *end = spec + strlen(spec);
+  int rc = 0;
+  if (!check_chars(&q, spec, end, &rc)) return rc;
+  if (find(spec, end, "=>")) return fail(&q, find(spec, end, "=>"), "'=>' in a leaf's shape spec");
+  if (find(spec, end, ";")) return fail(&q, find(spec, end, ";"), "';' in a leaf's shape spec");
+  if ((rc = shape(&q, spec, end, rows))) return rc;
   return name_clash(&q);
 }
 

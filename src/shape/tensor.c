@@ -121,20 +121,61 @@ int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, c
   return rc ? rc : finish_op(s, "nx_tensor_param", t, out);
 }
 
+/* The total-elements constraint of a fill: t's rows, in layout order, hold
+   total elements. */
+static int total_elems(nx_shape_session *s, const char *fn, nx_tensor *t, int64_t total) {
+  const nx_row **rows = nx__shape_alloc(s, 3 * sizeof *rows);
+  if (!rows) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  rows[0] = t->rows[NX_AXIS_BATCH], rows[1] = t->rows[NX_AXIS_OUTPUT], rows[2] = t->rows[NX_AXIS_INPUT];
+  nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
+                .o = origin(s, "total elements", t, NX_AXIS_OUTPUT, t, NX_AXIS_OUTPUT)};
+  return nx__shape_push(s, &s->pending, &c) ? nx__fail(NX_ENOMEM, "%s: out of memory", fn) : 0;
+}
+
 int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch, const char *input,
                    const char *output, nx_tensor **out) {
   CHECK_ARGS("nx_tensor_fill", total >= 0);
   const char *axes[3] = {batch, input, output};
   nx_tensor *t;
   int rc = leaf(s, "nx_tensor_fill", label, false, axes, out, &t);
+  if (!rc) rc = total_elems(s, "nx_tensor_fill", t, total);
   if (rc) return rc;
-  const nx_row **rows = nx__shape_alloc(s, 3 * sizeof *rows);
-  if (!rows) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
-  rows[0] = t->rows[NX_AXIS_BATCH], rows[1] = t->rows[NX_AXIS_OUTPUT], rows[2] = t->rows[NX_AXIS_INPUT];
-  nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
-                .o = origin(s, "total elements", t, NX_AXIS_OUTPUT, t, NX_AXIS_OUTPUT)};
-  if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
   return finish_op(s, "nx_tensor_fill", t, out);
+}
+
+int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, bool is_param, int64_t total,
+                      nx_tensor **out) {
+  static const char *fn = "nx_tensor_of_spec";
+  CHECK_ARGS(fn, spec && total >= -1);
+  nx_tensor *t = node(s, label);
+  if (!t || !(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  t->is_param = is_param;
+  const nx_row *rows[3];
+  int rc = nx__shape_leaf_parse(s, spec, t->env, rows);
+  if (rc == NX_ENOMEM) return nx__fail(rc, "%s: out of memory", fn);
+  if (rc) return nx__fail(rc, "%s: %s", fn, s->err);
+  for (int k = 0; k < 3; k++) {
+    t->rows[k] = rows[k];
+    if (is_param && rows[k]->var) {
+      nx__var *e = NX__VAR(s, rows[k]->var);
+      e->is_param = e->hidden_param = true;
+    }
+    nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = rows[k], .is_param = is_param,
+                  .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
+    if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  }
+  if (total >= 0 && (rc = total_elems(s, fn, t, total))) return rc;
+  return finish_op(s, fn, t, out);
+}
+
+int nx_tensor_param_fill(nx_shape_session *s, const char *label, int64_t total, const char *input, const char *output,
+                         nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_param_fill", total >= 0);
+  const char *axes[3] = {"", input, output};
+  nx_tensor *t;
+  int rc = leaf(s, "nx_tensor_param_fill", label, true, axes, out, &t);
+  if (!rc) rc = total_elems(s, "nx_tensor_param_fill", t, total);
+  return rc ? rc : finish_op(s, "nx_tensor_param_fill", t, out);
 }
 
 static int pointwise(nx_shape_session *s, const char *fn, const char *op, nx_tensor *const *args, int n,

@@ -45,6 +45,11 @@ typedef struct nx__spec {
 int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_options *opt, nx__spec_env *env,
                          nx__spec *out);
 
+/* nx__shape_leaf_parse(s, spec, &env, rows): a leaf's shape spec (no '=>';
+   numbers are sizes, `l=5` is 5) into its three rows. Returns 0, or
+   NX_EINVAL with s->err naming the position. */
+int nx__shape_leaf_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, const nx_row **rows);
+
 /* nx__shape_einsum(s, fn, spec, opt, args, n, &t) is nx_tensor_einsum with
    options, its failures naming fn. */
 int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,

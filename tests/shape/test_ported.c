@@ -30,7 +30,12 @@
    e name spec args... | items...: nx_tensor_einsum_ex; an item is a
      reference, name=value (an identifier's value), or =pad / <pad (the
      padding of unmarked convolution axes);
-   v ref size: ref's known size is size ("?": none) */
+   v ref size: ref's known size is size ("?": none)
+   L name spec [param] [total]: nx_tensor_of_spec ("param" for a parameter)
+   Z name total input output: nx_tensor_param_fill
+   A name kind nbeg ndims open|closed: the row of that kind, as built
+   Q name row other: the row variable `row` of name's spec equals other's
+     output row */
 typedef struct {
   char op;
   const char *name;
@@ -265,6 +270,47 @@ static const program cases[] = {
     {"test_block_tensor.ml (more than three operands): a 5-way stack",
      NULL,
      {{'T', "x", {"", "", "3"}}, {'K', "st", {"output", "x", "x", "x", "x", "x"}}, {'F'}, {'S', "st", {"5,3"}}}},
+    /* ---- leaf shapes from a spec (Shape.of_spec) ---- */
+    {"test_beg_dims_alignment.ml test_parser_places_leading_in_beg_dims: '3, ..rho.., 7'",
+     NULL,
+     {{'L', "spec_test", {"3, ..rho.., 7"}}, {'A', "spec_test", {"output", "1", "1", "open"}},
+      {'A', "spec_test", {"batch", "0", "0", "closed"}}}},
+    {"test_beg_dims_alignment.ml test_spec_substitution_preserves_leading: rho := [4]",
+     NULL,
+     {{'L', "spec_subst", {"3, ..rho.., 7"}}, {'T', "four", {"", "", "4"}}, {'Q', "spec_subst", {"rho", "four"}}, {'F'},
+      {'S', "spec_subst", {"3,4,7"}}}},
+    {"test_einsum_capture.ml name clash, Test 4 (of_spec): '..x.., x'",
+     NULL,
+     {{'L', "x", {"..x.., x"}},
+      {'R', NULL, {"Name 'x' is used as both a dimension variable and a row variable in spec: ..x.., x"}}}},
+    {"shape.ml shape_spec_to_dims_bio: named dims in a leaf ('d, d' is one variable)",
+     NULL,
+     {{'L', "a", {"d, d"}}, {'T', "b", {"", "", "5,5"}}, {'+', "c", {"a", "b"}}, {'F'}, {'S', "a", {"5,5"}},
+      {'V', "a", {"d", "5"}}}},
+    {"shape.ml shape_spec_to_dims_bio: 'd, d' cannot equal 5,6",
+     NULL,
+     {{'L', "a", {"d, d"}}, {'T', "b", {"", "", "5,6"}}, {'E', "c", {"ab;ab=>ab", "a", "b"}}, {'R', NULL, {"mismatch"}}}},
+    {"shape.ml shape_spec_to_dims_bio: 'l=5' is a size, the label no basis",
+     NULL,
+     {{'L', "a", {"batch|h=5, w"}}, {'T', "b", {"2", "", "5,3"}}, {'+', "c", {"a", "b"}}, {'F'}, {'S', "a", {"2|5,3"}},
+      {'S', "c", {"2|5,3"}}}},
+    {"a parameter from a spec: '..r.. -> 3', its input inferred from a product",
+     NULL,
+     {{'L', "w", {"..r.. -> 3", "param"}}, {'T', "x", {"", "", "4"}}, {'*', "y", {"w", "x"}}, {'F'},
+      {'S', "w", {"4->3"}}, {'S', "y", {"3"}}}},
+    {"a parameter from a spec left unknown: '..r.. -> 3' alone",
+     NULL,
+     {{'L', "w", {"..r.. -> 3", "param"}}, {'F'}, {'R', NULL, {"You forgot to specify the hidden dimension(s)"}}}},
+    {"a leaf from a spec with a fill: '2, ..r..' of 12 elements",
+     NULL,
+     {{'L', "x", {"2, ..r..", NULL, "12"}}, {'F'}, {'S', "x", {"2,6"}}}},
+    {"a parameter with a fill: 6 elements, output 2, input inferred",
+     NULL,
+     {{'Z', "w", {"6", NULL, "2"}}, {'F'}, {'S', "w", {"3->2"}}}},
+    {"a parameter with a fill that its uses contradict",
+     NULL,
+     {{'Z', "w", {"6", NULL, "2"}}, {'T', "x", {"", "", "4"}}, {'*', "y", {"w", "x"}},
+      {'R', NULL, {"Total_elems: 6 elements do not divide into dims of product 8"}}}},
     /* ---- test/einsum/test_einsum_capture.ml ---- */
     {"test_einsum_capture.ml test_set_dim_and_set_equal, Tests 1-3",
      NULL,
@@ -495,6 +541,27 @@ static void run(const program *p) {
       if (!strcmp(st->a[0], "?")) EXPECT(got == NX_NONE, "%s is known (%lld), expected unknown", st->name, (long long)size);
       else EXPECT(got == 0 && size == atoll(st->a[0]), "%s is %lld (%d), expected %s", st->name, (long long)size, got,
                   st->a[0]);
+      break;
+    }
+    case 'L':
+      rc = nx_tensor_of_spec(s, st->name, st->a[0], st->a[1] && !strcmp(st->a[1], "param"),
+                             st->a[2] ? atoll(st->a[2]) : -1, &out);
+      break;
+    case 'Z': rc = nx_tensor_param_fill(s, st->name, atoll(st->a[0]), st->a[1], st->a[2], &out); break;
+    case 'A': {
+      nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
+      const nx_row *r = x ? nx_tensor_row(x, kind_of(st->a[0])) : NULL;
+      EXPECT(r && nx_row_beg_count(r) == atoi(st->a[1]) && nx_row_dims_count(r) == atoi(st->a[2]) &&
+                 (nx_row_var(r) != 0) == !strcmp(st->a[3], "open"),
+             "%s's %s row: %d beg, %d dims, var %d; expected %s, %s, %s", st->name, st->a[0], r ? nx_row_beg_count(r) : -1,
+             r ? nx_row_dims_count(r) : -1, r ? nx_row_var(r) : -1, st->a[1], st->a[2], st->a[3]);
+      break;
+    }
+    case 'Q': {
+      nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
+      const nx_row *r = x ? nx_tensor_spec_row(x, st->a[0]) : NULL;
+      rc = r && ARG(1) ? nx_shape_add_row_eq(s, r, nx_tensor_row(ARG(1), NX_AXIS_OUTPUT), NULL) : NX_EINVAL;
+      if (!rc) rc = nx_shape_solve(s, 1);
       break;
     }
     case 'F': rc = nx_shape_finish(s); break;
