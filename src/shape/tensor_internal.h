@@ -67,6 +67,11 @@ void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c);
 /* Holds an interior mark for every row of every tensor: 0 or NX_ENOMEM. */
 int nx__shape_add_shape_rows(nx_shape_session *s);
 
+/* nx__shape_guess_discardable(s): before stage 6, the equations that
+   guess 0 for the discardable parts of every einsum's concatenations still
+   unconstrained (block.c), added to the pending list. */
+int nx__shape_guess_discardable(nx_shape_session *s);
+
 /* nx__shape_fail_as(fn, rc): rc, its message (set by the public function
    that failed) now naming fn instead; 0 for 0. */
 int nx__shape_fail_as(const char *fn, int rc);

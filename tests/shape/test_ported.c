@@ -311,6 +311,18 @@ static const program cases[] = {
      NULL,
      {{'Z', "w", {"6", NULL, "2"}}, {'T', "x", {"", "", "4"}}, {'*', "y", {"w", "x"}},
       {'R', NULL, {"Total_elems: 6 elements do not divide into dims of product 8"}}}},
+    /* ---- discardable parts (shape.ml compute_block_discardable_vars) ---- */
+    {"shape.ml compute_block_discardable_vars: 'i^j => i' takes the first part, j guessed 0",
+     NULL,
+     {{'T', "x", {"", "", "5"}}, {'E', "y", {"i^j => i", "x"}}, {'F'}, {'S', "y", {"5"}}, {'V', "y", {"j", "0"}}}},
+    {"shape.ml compute_block_discardable_vars: 'i^j^k => j' slices the middle, i and k guessed 0",
+     NULL,
+     {{'T', "x", {"", "", "4"}}, {'E', "y", {"i^j^k => j", "x"}}, {'F'}, {'S', "y", {"4"}}, {'V', "y", {"i", "0"}},
+      {'V', "y", {"k", "0"}}}},
+    {"shape.ml compute_block_discardable_vars: a result part the operands do not cover is not discardable",
+     NULL,
+     {{'T', "x", {"", "", "3"}}, {'P', "w", {NULL, NULL}}, {'E', "y", {"i; j => i^j", "x", "w"}}, {'F'},
+      {'R', NULL, {"You forgot to specify the hidden dimension(s)"}}}},
     /* ---- test/einsum/test_einsum_capture.ml ---- */
     {"test_einsum_capture.ml test_set_dim_and_set_equal, Tests 1-3",
      NULL,
