@@ -92,6 +92,80 @@ NX_API int64_t nx_shape_constraint_count(const nx_shape_session *s);
    after stage 7. Fails with NX_EINVAL on a NULL session. */
 NX_API int nx_shape_deferred_count(const nx_shape_session *s);
 
+/* ---- Snapshots and id ranges ------------------------------------------ */
+
+/* A snapshot of a session's whole solver state: its variables and their
+   solutions, bounds and flags, the pending, deferred and held constraints
+   and marks, the tensors and their rows, the id counters, the taint and the
+   last error. Taking one costs O(1) in the session's variables (it copies
+   the pending constraints and the held pools' 8 bytes per entry); while a
+   snapshot is live every change to older state is logged, and restoring
+   costs what changed since it was taken. */
+typedef struct nx_shape_snapshot nx_shape_snapshot;
+
+/* nx_shape_snapshot_take(s, &snap) takes a snapshot of s's state now.
+   Fails with NX_EINVAL on a NULL argument, NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_snapshot_take(nx_shape_session *s, nx_shape_snapshot **snap);
+
+/* nx_shape_snapshot_restore(s, snap) puts s back in the state snap was
+   taken in, bit for bit (nx_shape_dump prints the same text). Dims, rows
+   and tensors made since are gone (their pointers dangle), and ids given
+   since are given again. Snapshots nest: snap stays live (it may be
+   restored again), and those taken after it end (restoring one fails; free
+   them). Fails, changing nothing, with NX_EINVAL on a NULL argument or a
+   snapshot that is not live in s (another session's, or ended), and with
+   NX_ENOMEM when memory runs out (also when a change since snap could not
+   be logged for want of memory). */
+NX_API int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap);
+
+/* nx_shape_snapshot_free(snap) frees snap (live or ended, before or after
+   its session). When the last live snapshot of a session goes, logging
+   stops. NULL is a no-op. */
+NX_API void nx_shape_snapshot_free(nx_shape_snapshot *snap);
+
+/* The ids a session gives next: the next variable id (dim or row) and the
+   next tensor id. */
+typedef struct nx_shape_ids {
+  int var, tensor;
+} nx_shape_ids;
+
+/* A block of ids, lo inclusive and hi exclusive. */
+typedef struct nx_shape_id_range {
+  int var_lo, var_hi, tensor_lo, tensor_hi;
+} nx_shape_id_range;
+
+/* nx_shape_ids_next(s, &next) reads the ids s gives next (a watermark:
+   every id at or past it was made later). Fails with NX_EINVAL on a NULL
+   argument. */
+NX_API int nx_shape_ids_next(const nx_shape_session *s, nx_shape_ids *next);
+
+/* nx_shape_ids_reserve(s, nvars, ntensors, &r) takes a block of nvars
+   variable ids and ntensors tensor ids from s's counters now, for a trace:
+   while the block is entered (nx_shape_ids_enter) new variables and tensors
+   take its ids, so a trace run inside it moves no id made outside it. Fails
+   with NX_EINVAL on a NULL argument, a negative count or a block past the
+   int id space, NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_ids_reserve(nx_shape_session *s, int nvars, int ntensors, nx_shape_id_range *r);
+
+/* nx_shape_ids_enter(s, r) makes new variables and tensors take the ids of
+   r in order; when r's ids of a kind run out, they come from the session's
+   counter again. nx_shape_ids_leave(s, &rest) ends that and sets rest (may
+   be NULL) to the unused part of the block. A snapshot restores whether a
+   block is entered and how far. Fail with NX_EINVAL on a NULL session or
+   range, on entering while a block is entered or a range s did not reserve
+   (outside its counters), and on leaving when none is entered. */
+NX_API int nx_shape_ids_enter(nx_shape_session *s, const nx_shape_id_range *r);
+NX_API int nx_shape_ids_leave(nx_shape_session *s, nx_shape_id_range *rest);
+
+/* nx_shape_dump(s, buf, cap) writes the canonical text of s's whole solver
+   state (as a snapshot holds it: every variable's record, solution and
+   bounds, the constraints and marks, the tensors' rows and the counters,
+   printed structurally, never substituted), at most cap bytes with the NUL,
+   and returns its full length (call it with cap 0 to size the buffer). It
+   changes nothing in s. Fails with NX_EINVAL on a NULL session, or a NULL
+   buf with cap > 0. */
+NX_API int64_t nx_shape_dump(nx_shape_session *s, char *buf, size_t cap);
+
 /* ---- Dimensions and rows --------------------------------------------- */
 
 /* The reserved bases. */

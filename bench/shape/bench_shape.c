@@ -7,7 +7,12 @@
    printed, with the constraints processed per second at each size and the
    ratios of those rates between sizes (work linear in the size keeps the
    rate flat, ratio 1.0), and the 10^4-layer time against the issue's
-   100 ms target. */
+   100 ms target. Then snapshots: in a session holding 10^4 tensors (the
+   chain's first 2000 layers, inferred at stage 1), a snapshot is taken, a
+   trace (one more layer) runs, and the snapshot is restored, REPS_SNAP
+   times; the medians of the take and the restore are printed against the
+   1 ms target, and against their peer in this run, building the session
+   again from nothing. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +21,7 @@
 
 #include "nx_shape.h"
 
-enum { REPS = 3 };
+enum { REPS = 3, REPS_SNAP = 21 };
 static const double TARGET_MS = 100.0;
 
 static double now(void) {
@@ -57,6 +62,85 @@ static int chain(int layers, run_t *r) {
   return rc;
 }
 
+/* A session of 1 + 5 * layers tensors, at stage 1. */
+static int build(nx_shape_session **out, int layers, nx_tensor **last) {
+  nx_shape_session *s;
+  if (nx_shape_session_new(&s)) return 1;
+  nx_tensor *h, *w, *b, *m, *y;
+  int rc = nx_tensor_term(s, "x", "32", "", "64", &h);
+  for (int i = 0; i < layers && !rc; i++) {
+    rc = nx_tensor_param(s, "w", NULL, "64", &w);
+    if (!rc) rc = nx_tensor_param(s, "b", "", NULL, &b);
+    if (!rc) rc = nx_tensor_compose(s, w, h, &m);
+    if (!rc) rc = nx_tensor_binary(s, "+", m, b, &y);
+    if (!rc) rc = nx_tensor_unary(s, "relu", y, &h);
+  }
+  *out = s;
+  *last = h;
+  return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int snapshots(void) {
+  enum { LAYERS = 2000 };
+  nx_shape_session *s;
+  nx_tensor *h;
+  double take[REPS_SNAP], restore[REPS_SNAP], rebuild[REPS_SNAP];
+  for (int k = 0; k < REPS_SNAP; k++) { /* the peer: the session built again */
+    double t0 = now();
+    int rc = build(&s, LAYERS, &h);
+    rebuild[k] = now() - t0;
+    nx_shape_session_free(s);
+    if (rc) return 1;
+  }
+  if (build(&s, LAYERS, &h)) return 1;
+  int64_t n0 = nx_shape_dump(s, NULL, 0);
+  for (int k = 0; k < REPS_SNAP; k++) {
+    nx_shape_snapshot *snap;
+    nx_tensor *w, *b, *m, *y, *z;
+    double t0 = now();
+    int rc = nx_shape_snapshot_take(s, &snap);
+    double t1 = now();
+    if (!rc) rc = nx_tensor_param(s, "w", NULL, "10", &w);
+    if (!rc) rc = nx_tensor_param(s, "b", "", NULL, &b);
+    if (!rc) rc = nx_tensor_compose(s, w, h, &m);
+    if (!rc) rc = nx_tensor_binary(s, "+", m, b, &y);
+    if (!rc) rc = nx_tensor_unary(s, "relu", y, &z);
+    double t2 = now();
+    if (!rc) rc = nx_shape_snapshot_restore(s, snap);
+    double t3 = now();
+    nx_shape_snapshot_free(snap);
+    if (rc) {
+      fprintf(stderr, "bench_shape: %s\n", nx_error_message());
+      return 1;
+    }
+    take[k] = t1 - t0;
+    restore[k] = t3 - t2;
+  }
+  /* the restored state is the state before, in size at least (the suites check it bit for bit) */
+  int bad = nx_shape_dump(s, NULL, 0) != n0;
+  nx_shape_session_free(s);
+  if (bad) {
+    fprintf(stderr, "bench_shape: the restored state differs\n");
+    return 1;
+  }
+  qsort(take, REPS_SNAP, sizeof *take, cmp_double);
+  qsort(restore, REPS_SNAP, sizeof *restore, cmp_double);
+  qsort(rebuild, REPS_SNAP, sizeof *rebuild, cmp_double);
+  double mt = take[REPS_SNAP / 2] * 1e3, mr = restore[REPS_SNAP / 2] * 1e3, mb = rebuild[REPS_SNAP / 2] * 1e3;
+  printf("snapshots of a session of %d tensors (%d runs): take median %.4f ms (max %.4f), restore after a one-layer "
+         "trace median %.4f ms (max %.4f); building the session again (the peer) median %.2f ms\n",
+         1 + 5 * LAYERS, REPS_SNAP, mt, take[REPS_SNAP - 1] * 1e3, mr, restore[REPS_SNAP - 1] * 1e3, mb);
+  printf("snapshots vs the 1 ms target: take ratio %.3f, restore ratio %.3f: %s; vs building again: take %.5f, "
+         "restore %.5f\n",
+         mt / 1.0, mr / 1.0, mt < 1.0 && mr < 1.0 ? "ok" : "SLOW", mt / mb, mr / mb);
+  return 0;
+}
+
 static int cmp_run(const void *a, const void *b) {
   double x = ((const run_t *)a)->total, y = ((const run_t *)b)->total;
   return (x > y) - (x < y);
@@ -84,5 +168,5 @@ int main(void) {
          t4_cold, t4_cold / TARGET_MS, t4_med, t4_med / TARGET_MS, t4_med < TARGET_MS ? "ok" : "SLOW");
   printf("constraints/s: 10^3 %.3g, 10^4 %.3g, 10^5 %.3g; ratio 10^4/10^3 = %.2f, 10^5/10^4 = %.2f (1.0 is linear)\n",
          rate[0], rate[1], rate[2], rate[1] / rate[0], rate[2] / rate[1]);
-  return 0;
+  return snapshots();
 }

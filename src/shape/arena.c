@@ -23,7 +23,6 @@ enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
 
 /* Bump allocation in the newest chunk; a new chunk (doubling to CHUNK_MAX) when it is full. */
-/* Bump allocation in the newest chunk; a new chunk (doubling to CHUNK_MAX) when it is full. */
 void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
   if (n > SIZE_MAX / 2) return NULL;
   n = (n + 7) & ~(size_t)7;
@@ -62,8 +61,6 @@ const char *nx__shape_strndup(nx_shape_session *s, const char *str, size_t n) {
 
 /* Doubles a table to hold need slots; NX_ENOMEM on overflow or out of
    memory, the table unchanged. */
-/* Doubles a table to hold need slots; NX_ENOMEM on overflow or out of
-   memory, the table unchanged. */
 int nx__shape_grow(void **p, int *cap, int need, size_t elem, int first) {
   if (need <= *cap) return 0;
   if (need < 0 || elem == 0) return NX_ENOMEM;
@@ -75,6 +72,32 @@ int nx__shape_grow(void **p, int *cap, int need, size_t elem, int first) {
   *p = q;
   *cap = nc;
   return 0;
+}
+
+void nx__shape_arena_mark(nx__chunk *head, nx__arena_mark *m) {
+  m->head = head;
+  m->next = head ? head->next : NULL;
+  m->used = head ? head->used : 0;
+}
+
+/* Frees the chunks made since m (new heads, and big objects' chunks put
+   behind the head) and zeroes what the head gave out since, so that the
+   arena hands out the same zeroed bytes again. */
+void nx__shape_arena_rewind(nx__chunk **chunks, const nx__arena_mark *m) {
+  nx__chunk *c = *chunks, *n;
+  for (; c && c != m->head; c = n) {
+    n = c->next;
+    nx__free(c);
+  }
+  *chunks = c;
+  if (!c) return;
+  for (nx__chunk *x = c->next; x && x != m->next; x = n) {
+    n = x->next;
+    nx__free(x);
+  }
+  c->next = m->next;
+  memset(c->data + m->used, 0, c->used - m->used);
+  c->used = m->used;
 }
 
 void nx__shape_chunks_free(nx__chunk *c) {
@@ -107,14 +130,13 @@ bool nx__shape_ivec_has(const nx__ivec *v, int x) {
 }
 
 /* Appends x to l through a new link of the pool; NX_ENOMEM leaves l unchanged. */
-/* Appends x to l through a new link of the pool; NX_ENOMEM leaves l unchanged. */
 int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
   if (s->nlk == INT_MAX - 1 || nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + 2, sizeof *s->lk, 1024))
     return NX_ENOMEM;
   int i = ++s->nlk;
   s->lk[i].x = x;
   s->lk[i].next = 0;
-  if (l->tail) s->lk[l->tail].next = i;
+  if (l->tail) nx__shape_set_link_next(s, l->tail, i);
   else l->head = i;
   l->tail = i;
   return 0;
@@ -165,6 +187,7 @@ void nx_shape_session_free(nx_shape_session *s) {
   nx__free(s->queue.p);
   nx__shape_hold_free(&s->marks);
   nx__shape_hold_free(&s->deferred);
+  nx__shape_snapshots_end(s);
   nx__free(s->wk);
   nx__free(s->tensors.p);
   nx__shape_chunks_free(s->chunks);

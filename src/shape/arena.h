@@ -20,6 +20,14 @@ typedef struct nx__chunk nx__chunk;
 void *nx__shape_alloc(nx_shape_session *s, size_t n);
 /* The same in another list of chunks (the session keeps two). */
 void *nx__shape_alloc_in(nx__chunk **chunks, size_t n);
+/* A position in a list of chunks, and the rewind to it (what was allocated
+   since is freed; the list must not have been rewound past m since). */
+typedef struct nx__arena_mark {
+  nx__chunk *head, *next;
+  size_t used;
+} nx__arena_mark;
+void nx__shape_arena_mark(nx__chunk *head, nx__arena_mark *m);
+void nx__shape_arena_rewind(nx__chunk **chunks, const nx__arena_mark *m);
 /* Frees a list of chunks. */
 void nx__shape_chunks_free(nx__chunk *c);
 /* A copy of str in the arena (NULL for NULL, or when memory runs out). */

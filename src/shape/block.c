@@ -94,7 +94,7 @@ static int side(nx_shape_session *s, const nx_row *const (*this_rows)[3], int nt
         for (int i = 0; ok && i < comp.n; i++) {
           const nx_dim *x = nx__shape_dsub(s, nx__shape_dim_var(s, comp.v[i]));
           if (x->kind != NX__D_VAR) continue;
-          const nx__var *e = NX__VAR(s, x->var);
+          const nx__var *e = NX__VARR(s, x->var);
           if (e->glb || e->at_least || e->is_param) continue;
           nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = x, .d2 = s->zero};
           int rc = nx__shape_push(s, &s->pending, &c);

@@ -34,9 +34,6 @@ static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const 
 /* A leaf's row: its dims as term_dim; from stage 3 its row variable takes
    its lower bound, from stage 4 the empty row (a parameter's unknown row one
    hidden axis, or the error). */
-/* A leaf's row: its dims as term_dim; from stage 3 its row variable takes
-   its lower bound, from stage 4 the empty row (a parameter's unknown row one
-   hidden axis, or the error). */
 static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
   const nx_row *r = nx__shape_rsub(s, c->r1);
   int rc, keep = 0;
@@ -121,8 +118,6 @@ static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage
   return nx__shape_unify_dim(s, d, s->top, m->o);
 }
 
-/* An interior row from stage 6: its row variable to its lower bound (empty
-   at stage 7), else its dims as shape_dim. */
 /* An interior row from stage 6: its row variable to its lower bound (empty
    at stage 7), else its dims as shape_dim. */
 static int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {

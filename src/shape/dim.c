@@ -11,40 +11,59 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-/* A fresh variable (id > 0, names copied), growing the tables by pages; NX_ENOMEM. */
-/* A fresh variable (id > 0, names copied), growing the tables by pages; NX_ENOMEM. */
-int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
-  if (s->nvars >= s->capvars) {
-    if (s->nvars == INT_MAX) return NX_ENOMEM;
-    /* val and self share capvars: each grows to the same new capacity */
-    int cv = s->capvars, cs = s->capvars;
-    if (nx__shape_grow((void **)&s->val, &cv, s->nvars + 1, sizeof *s->val, 256)) return NX_ENOMEM;
-    if (nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv)) return NX_ENOMEM;
-    while (s->nvpages * NX__VPAGE < cv) { /* whole pages: a page never moves */
-      if (s->nvpages == s->capvpages &&
-          nx__shape_grow((void **)&s->vpages, &s->capvpages, s->nvpages + 1, sizeof *s->vpages, 8))
-        return NX_ENOMEM;
-      nx__var *p = nx__malloc((size_t)NX__VPAGE * sizeof *p);
-      if (!p) return NX_ENOMEM;
-      s->vpages[s->nvpages++] = p;
-    }
-    s->capvars = cv;
+/* Room for variable ids up to n - 1: the solution, self and log tables by
+   doubling, the variables by whole pages (a page never moves). */
+int nx__shape_vars_reserve(nx_shape_session *s, int n) {
+  if (n <= s->capvars) return 0;
+  /* the three tables share capvars: each grows to the same new capacity */
+  int cv = s->capvars, cs = s->capvars, cw = s->capvars;
+  if (nx__shape_grow((void **)&s->val, &cv, n, sizeof *s->val, 256) ||
+      nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv) ||
+      nx__shape_grow((void **)&s->vsaved, &cw, cv, sizeof *s->vsaved, cv))
+    return NX_ENOMEM;
+  while (s->nvpages * NX__VPAGE < cv) {
+    if (s->nvpages == s->capvpages &&
+        nx__shape_grow((void **)&s->vpages, &s->capvpages, s->nvpages + 1, sizeof *s->vpages, 8))
+      return NX_ENOMEM;
+    nx__var *p = nx__malloc((size_t)NX__VPAGE * sizeof *p);
+    if (!p) return NX_ENOMEM;
+    s->vpages[s->nvpages++] = p;
   }
-  int id = s->nvars;
+  s->capvars = cv;
+  return 0;
+}
+
+/* Makes slot id a fresh variable (through the log: a reserved slot is older
+   than a snapshot). */
+static int init_var(nx_shape_session *s, int id, bool is_row, const char *name) {
   nx__var *v = NX__VAR(s, id);
   memset(v, 0, sizeof *v);
-  s->val[id].d = NULL;
-  s->self[id].d = NULL;
+  nx__shape_set_val(s, id, (nx__val){.d = NULL});
+  nx__shape_set_self(s, id, (nx__val){.d = NULL});
   v->is_row = is_row;
-  v->name = nx__shape_strdup(s, name);
-  if (name && !v->name) return NX_ENOMEM;
   v->up = id;
+  v->name = nx__shape_strdup(s, name);
+  return name && !v->name ? NX_ENOMEM : 0;
+}
+
+/* A fresh variable (id > 0, its name copied): the next id of an entered
+   range while it lasts, else the next of the session; NX_ENOMEM. */
+int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
+  int id;
+  if (s->ids.on && s->ids.var_next < s->ids.var_end) {
+    id = s->ids.var_next;
+    if (init_var(s, id, is_row, name)) return NX_ENOMEM;
+    s->ids.var_next++;
+    return id;
+  }
+  if (s->nvars == INT_MAX || nx__shape_vars_reserve(s, s->nvars + 1)) return NX_ENOMEM;
+  id = s->nvars;
+  s->vsaved[id] = 0;
+  if (init_var(s, id, is_row, name)) return NX_ENOMEM;
   s->nvars++;
   return id;
 }
 
-/* A solved dim; the reserved bases are shared strings, a user basis is
-   copied. NULL on out of memory. */
 /* A solved dim; the reserved bases are shared strings, a user basis is
    copied. NULL on out of memory. */
 const nx_dim *nx__shape_dim_solved(nx_shape_session *s, int64_t d, const char *basis) {
@@ -64,7 +83,7 @@ const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
   if (!x) return NULL;
   x->kind = NX__D_VAR;
   x->var = v;
-  s->self[v].d = x;
+  nx__shape_set_self(s, v, (nx__val){.d = x});
   return x;
 }
 
@@ -89,7 +108,7 @@ const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
   if (!r) return NULL;
   r->beg = r->dims = (const nx_dim **)(r + 1);
   r->var = v;
-  s->self[v].r = r;
+  nx__shape_set_self(s, v, (nx__val){.r = r});
   return r;
 }
 
@@ -234,14 +253,13 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
 }
 
 /* d under the solution; a variable's chain is compressed to its end. */
-/* d under the solution; a variable's chain is compressed to its end. */
 const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
     const nx_dim *x = s->val[d->var].d;
     if (!x) return d;
     const nx_dim *v = nx__shape_dsub(s, x);
-    s->val[d->var].d = v; /* path compression */
+    if (v != x) nx__shape_set_val(s, d->var, (nx__val){.d = v}); /* path compression */
     return v;
   }
   case NX__D_AFFINE: return affine_sub(s, d);
@@ -257,7 +275,7 @@ const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
   const nx_row *rv = s->val[r->var].r;
   if (!rv) return r;
   const nx_row *v = nx__shape_rsub(s, rv);
-  s->val[r->var].r = v; /* path compression */
+  if (v != rv) nx__shape_set_val(s, r->var, (nx__val){.r = v}); /* path compression */
   if (!r->nbeg && !r->ndims) return v;
   int nb = r->nbeg + v->nbeg, nd = v->ndims + r->ndims;
   nx_row *x = nx__shape_alloc(s, sizeof *x + (size_t)(nb + nd) * sizeof(nx_dim *));
@@ -276,7 +294,6 @@ const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
 }
 
 /* r with its row variable and every dim substituted; r itself where nothing changed. */
-/* r with its row variable and every dim substituted; r itself where nothing changed. */
 const nx_row *nx__shape_rsub_full(nx_shape_session *s, const nx_row *r) {
   const nx_row *x = nx__shape_rsub(s, r);
   int n = x->nbeg + x->ndims;
@@ -292,7 +309,6 @@ const nx_row *nx__shape_rsub_full(nx_shape_session *s, const nx_row *r) {
   return y ? y : x;
 }
 
-/* Structural equality (not under the solution). */
 /* Structural equality (not under the solution). */
 bool nx__shape_dim_equal(const nx_dim *a, const nx_dim *b) {
   if (a == b) return true;
@@ -313,7 +329,6 @@ bool nx__shape_dim_equal(const nx_dim *a, const nx_dim *b) {
 }
 
 /* Whether v occurs in d (the occurs check; d substituted by the caller). */
-/* Whether v occurs in d (the occurs check; d substituted by the caller). */
 bool nx__shape_dim_has_var(const nx_dim *d, int v) {
   switch (d->kind) {
   case NX__D_VAR: return d->var == v;
@@ -327,8 +342,7 @@ bool nx__shape_dim_has_var(const nx_dim *d, int v) {
 
 /* Appends to buf at *len, never past cap; *len keeps the full length, so a
    caller learns the size it needs whatever the names' lengths. */
-static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) NX__PRINTF(4, 5);
-static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+void nx__shape_put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(*len < cap ? buf + *len : NULL, *len < cap ? cap - *len : 0, fmt, ap);
@@ -338,36 +352,34 @@ static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
 
 /* Prints d as nx_tensor_to_string does: size, label=size, $id[:name],
    stride*over+offset, conv(...), (a^b). */
-/* Prints d as nx_tensor_to_string does: size, label=size, $id[:name],
-   stride*over+offset, conv(...), (a^b). */
 void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
   switch (d->kind) {
   case NX__D_SOLVED:
-    if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST)) put(buf, cap, len, "%lld", (long long)d->d);
-    else put(buf, cap, len, "%s=%lld", d->basis, (long long)d->d);
+    if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST)) nx__shape_put(buf, cap, len, "%lld", (long long)d->d);
+    else nx__shape_put(buf, cap, len, "%s=%lld", d->basis, (long long)d->d);
     return;
   case NX__D_VAR:
-    if (NX__VAR(s, d->var)->name) put(buf, cap, len, "$%d:%s", d->var, NX__VAR(s, d->var)->name);
-    else put(buf, cap, len, "$%d", d->var);
+    if (NX__VARR(s, d->var)->name) nx__shape_put(buf, cap, len, "$%d:%s", d->var, NX__VARR(s, d->var)->name);
+    else nx__shape_put(buf, cap, len, "$%d", d->var);
     return;
   case NX__D_AFFINE:
-    if (d->kernel) put(buf, cap, len, "conv(%lld*", (long long)d->stride);
-    else if (d->stride != 1) put(buf, cap, len, "%lld*", (long long)d->stride);
+    if (d->kernel) nx__shape_put(buf, cap, len, "conv(%lld*", (long long)d->stride);
+    else if (d->stride != 1) nx__shape_put(buf, cap, len, "%lld*", (long long)d->stride);
     nx__shape_dim_put(s, d->over, buf, cap, len);
-    if (d->offset) put(buf, cap, len, "+%lld", (long long)d->offset);
+    if (d->offset) nx__shape_put(buf, cap, len, "+%lld", (long long)d->offset);
     if (d->kernel) {
-      put(buf, cap, len, ",");
+      nx__shape_put(buf, cap, len, ",");
       nx__shape_dim_put(s, d->kernel, buf, cap, len);
-      put(buf, cap, len, ")");
+      nx__shape_put(buf, cap, len, ")");
     }
     return;
   case NX__D_CONCAT:
-    put(buf, cap, len, "(");
+    nx__shape_put(buf, cap, len, "(");
     for (int i = 0; i < d->nparts; i++) {
-      if (i) put(buf, cap, len, "^");
+      if (i) nx__shape_put(buf, cap, len, "^");
       nx__shape_dim_put(s, d->parts[i], buf, cap, len);
     }
-    put(buf, cap, len, ")");
+    nx__shape_put(buf, cap, len, ")");
   }
 }
 
@@ -379,25 +391,24 @@ int nx__shape_dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t 
 }
 
 /* Prints r as `beg,..v..,dims` (`()` for the closed empty row); the full length. */
-/* Prints r as `beg,..v..,dims` (`()` for the closed empty row); the full length. */
 int nx__shape_row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap) {
   size_t len = 0;
   if (cap) buf[0] = 0;
   bool first = true;
   for (int i = 0; i < r->nbeg; i++, first = false) {
-    if (!first) put(buf, cap, &len, ",");
+    if (!first) nx__shape_put(buf, cap, &len, ",");
     nx__shape_dim_put(s, r->beg[i], buf, cap, &len);
   }
   if (r->var) {
-    if (!first) put(buf, cap, &len, ",");
-    if (NX__VAR(s, r->var)->name) put(buf, cap, &len, "..%s..", NX__VAR(s, r->var)->name);
-    else put(buf, cap, &len, "..$%d..", r->var);
+    if (!first) nx__shape_put(buf, cap, &len, ",");
+    if (NX__VARR(s, r->var)->name) nx__shape_put(buf, cap, &len, "..%s..", NX__VARR(s, r->var)->name);
+    else nx__shape_put(buf, cap, &len, "..$%d..", r->var);
     first = false;
   }
   for (int i = 0; i < r->ndims; i++, first = false) {
-    if (!first) put(buf, cap, &len, ",");
+    if (!first) nx__shape_put(buf, cap, &len, ",");
     nx__shape_dim_put(s, r->dims[i], buf, cap, &len);
   }
-  if (first) put(buf, cap, &len, "()");
+  if (first) nx__shape_put(buf, cap, &len, "()");
   return (int)len;
 }

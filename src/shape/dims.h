@@ -42,6 +42,8 @@ struct nx_row {
 /* Making (NULL when memory runs out). nx__shape_new_var returns the new
    variable's id, or NX_ENOMEM. */
 int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name);
+/* Room in the variable tables for ids below n: 0 or NX_ENOMEM. */
+int nx__shape_vars_reserve(nx_shape_session *s, int n);
 const nx_dim *nx__shape_dim_solved(nx_shape_session *s, int64_t d, const char *basis);
 const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v);
 const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v);
@@ -68,6 +70,9 @@ const char *nx__shape_basis_of_parts(const nx_dim *const *d, int n);
 /* Records a substitution's shape error (the first one wins). */
 void nx__shape_subst_fail(nx_shape_session *s, const char *fmt, ...) NX__PRINTF(2, 3);
 
+/* Appends the formatted text to buf at *len, never past cap; *len grows by
+   its full length, so a caller learns the size it needs. */
+void nx__shape_put(char *buf, size_t cap, size_t *len, const char *fmt, ...) NX__PRINTF(4, 5);
 /* Printing: the full length is returned (or added to *len) whatever cap. */
 int nx__shape_dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap);
 /* Appends d to buf at *len, never past cap; *len grows by d's full length. */

@@ -40,7 +40,6 @@ int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c) {
 /* ---- Registration: the variables a constraint reads ---- */
 
 /* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
-/* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
 static int reg(nx_shape_session *s, int v, int code) {
   nx__var *e = NX__VAR(s, v);
   if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
@@ -53,7 +52,6 @@ static int reg(nx_shape_session *s, int v, int code) {
   return 0;
 }
 
-/* Registers code on the unsolved variables of d, through solved variables' values. */
 /* Registers code on the unsolved variables of d, through solved variables' values. */
 static int reg_dim(nx_shape_session *s, const nx_dim *d, int code) {
   switch (d->kind) {
@@ -75,7 +73,6 @@ static int reg_dim(nx_shape_session *s, const nx_dim *d, int code) {
 }
 
 /* Registers code on r's dims and its row variable's chain. */
-/* Registers code on r's dims and its row variable's chain. */
 static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
   for (;;) {
     for (int i = 0; i < r->nbeg + r->ndims; i++) {
@@ -89,7 +86,6 @@ static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
   }
 }
 
-/* Registers held entry id of h on every variable its constraint reads now. */
 /* Registers held entry id of h on every variable its constraint reads now. */
 static int watch(nx_shape_session *s, nx__hold *h, int id) {
   nx__cons cv = nx__shape_hold_cons(s, h, id);
@@ -143,8 +139,6 @@ static int grow(nx__hold *h, int n) {
 
 /* Appends c to h with the next id, live, watched when h is armed (requeued
    if its step changed something). */
-/* Appends c to h with the next id, live, watched when h is armed (requeued
-   if its step changed something). */
 int nx__shape_hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool changed) {
   if (h->live[0].n + h->live[1].n > 2 * h->nlive + 64) compact(h);
   if (grow(h, 1)) return NX_ENOMEM;
@@ -190,7 +184,6 @@ int nx__shape_hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n) {
 }
 
 /* The least live id over both groups (their lists are ascending). */
-/* The least live id over both groups (their lists are ascending). */
 int nx__shape_hold_first(const nx__hold *h) {
   int best = -1;
   for (int g = 0; g < 2; g++)
@@ -205,7 +198,6 @@ int nx__shape_hold_first(const nx__hold *h) {
 /* ---- Waking ---- */
 
 /* A min-heap of ids: push x. */
-/* A min-heap of ids: push x. */
 static int heap_push(nx__ivec *q, int x) {
   if (nx__shape_ivec_push(q, x)) return NX_ENOMEM;
   int i = q->n - 1;
@@ -218,7 +210,6 @@ static int heap_push(nx__ivec *q, int x) {
   return 0;
 }
 
-/* A min-heap of ids: the least, removed. */
 /* A min-heap of ids: the least, removed. */
 static int heap_pop(nx__ivec *q) {
   int top = q->p[0], i = 0;
@@ -243,8 +234,6 @@ int nx__shape_hold_requeue(nx_shape_session *s, nx__hold *h, int id) {
   return nx__shape_ivec_push(&h->next, id) ? NX_ENOMEM : 0;
 }
 
-/* Queues entry id for this round if it comes after the one running, else for
-   the next; a lost wake sets s->wake_lost. */
 /* Queues entry id for this round if it comes after the one running, else for
    the next; a lost wake sets s->wake_lost. */
 static void wake_one(nx_shape_session *s, nx__hold *h, int id) {
@@ -292,8 +281,6 @@ static int settle(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c, i
   return 0;
 }
 
-/* One round over h in id order: every live active entry (full) or the woken
-   ones, including those woken during the round; stops at the first error. */
 /* One round over h in id order: every live active entry (full) or the woken
    ones, including those woken during the round; stops at the first error. */
 int nx__shape_hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {

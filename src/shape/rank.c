@@ -23,7 +23,6 @@
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
 /* v's class root, and rank(v) - rank(root) in *off, compressing the path. */
-/* v's class root, and rank(v) - rank(root) in *off, compressing the path. */
 int nx__shape_rank_find(nx_shape_session *s, int v, int *off) {
   int o = 0, r = v;
   while (NX__VAR(s, r)->up != r) {
@@ -57,7 +56,6 @@ static int heap_push(heap *h, int64_t drop, int v) {
   return 0;
 }
 
-/* The entry of greatest drop, removed. */
 /* The entry of greatest drop, removed. */
 static struct entry heap_pop(heap *h) {
   struct entry top = h->p[0], last = h->p[--h->n];
@@ -121,8 +119,6 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
 
 /* v := val in the rank classes: v's class joins val's row variable's with
    the offset val's flanks give, or is closed; NX_EINVAL on a positive cycle. */
-/* v := val in the rank classes: v's class joins val's row variable's with
-   the offset val's flanks give, or is closed; NX_EINVAL on a positive cycle. */
 int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
   int ov, rv = nx__shape_rank_find(s, v, &ov);
   if (!val->var) {
@@ -143,7 +139,10 @@ int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx
   a->off = off;
   b->closed_class |= a->closed_class;
   if (a->edges) {
-    if (b->edges_tail) b->edges_tail->next = a->edges;
+    if (b->edges_tail) {
+      nx__shape_slot(s, &b->edges_tail->next);
+      b->edges_tail->next = a->edges;
+    }
     else b->edges = a->edges;
     b->edges_tail = a->edges_tail;
     a->edges = a->edges_tail = NULL;
@@ -151,8 +150,6 @@ int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx
   return 0;
 }
 
-/* rank(from) >= rank(to) + w, kept on the tail class; nothing for a closed
-   class; NX_EINVAL on a positive cycle. */
 /* rank(from) >= rank(to) + w, kept on the tail class; nothing for a closed
    class; NX_EINVAL on a positive cycle. */
 int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o) {
@@ -168,7 +165,10 @@ int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__
   e->to = to;
   e->w = w;
   nx__var *a = NX__VAR(s, rf);
-  if (a->edges_tail) a->edges_tail->next = e;
+  if (a->edges_tail) {
+    nx__shape_slot(s, &a->edges_tail->next);
+    a->edges_tail->next = e;
+  }
   else a->edges = e;
   a->edges_tail = e;
   return 0;

@@ -15,19 +15,38 @@
 
 enum { UNSET, DIM, ROW };
 
-struct nx_shape_ref {
-  const char *label;
+/* A reference's state is immutable, replaced whole on a change through the
+   snapshots' log (nx__shape_slot), so restoring a snapshot restores it. */
+typedef struct {
   int kind;
   const nx_dim *dim;
   const nx_row *row;
   bool has_size;
   int64_t size;
+} ref_state;
+
+struct nx_shape_ref {
+  const char *label;
+  const ref_state *st;
 };
+
+static const ref_state unset;
+
+/* Replaces r's state by x; false when memory runs out. */
+static bool update(nx_shape_session *s, nx_shape_ref *r, ref_state x) {
+  ref_state *n = nx__shape_alloc(s, sizeof *n);
+  if (!n) return false;
+  *n = x;
+  nx__shape_slot(s, &r->st);
+  r->st = n;
+  return true;
+}
 
 nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label) {
   if (!s || !label) return nx__fail(NX_EINVAL, "nx_shape_ref_new: %s is NULL", s ? "the label" : "the session"), NULL;
   nx_shape_ref *r = nx__shape_alloc(s, sizeof *r);
   if (!r || !(r->label = nx__shape_strdup(s, label))) return nx__fail(NX_ENOMEM, "nx_shape_ref_new: out of memory"), NULL;
+  r->st = &unset;
   return r;
 }
 
@@ -50,9 +69,9 @@ static bool row_total(nx_shape_session *s, const nx_row *r, int64_t *out) {
 
 /* r's known size: set on it, or its bound variable's solution. */
 static bool known(nx_shape_session *s, const nx_shape_ref *r, int64_t *out) {
-  if (r->has_size) return *out = r->size, true;
-  if (r->kind == DIM) return nx_shape_dim_value(s, r->dim, out, NULL) == 0;
-  if (r->kind == ROW) return row_total(s, r->row, out);
+  if (r->st->has_size) return *out = r->st->size, true;
+  if (r->st->kind == DIM) return nx_shape_dim_value(s, r->st->dim, out, NULL) == 0;
+  if (r->st->kind == ROW) return row_total(s, r->st->row, out);
   return false;
 }
 
@@ -63,7 +82,7 @@ int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size
 
 /* Applies size n to r's bound variable (a dim's size, a row's total). */
 static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n) {
-  int rc = r->kind == DIM ? nx_tensor_set_dim(s, r->dim, n) : r->kind == ROW ? nx_tensor_set_row_total(s, r->row, n) : 0;
+  int rc = r->st->kind == DIM ? nx_tensor_set_dim(s, r->st->dim, n) : r->st->kind == ROW ? nx_tensor_set_row_total(s, r->st->row, n) : 0;
   return nx__shape_fail_as(fn, rc);
 }
 
@@ -71,13 +90,15 @@ static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n
    solver found is checked by the solver, in its words. */
 static int set_dim(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n) {
   if (n < 0) return nx__fail(NX_EINVAL, "%s: size %lld of reference %s is negative", fn, (long long)n, r->label);
-  if (r->has_size) {
-    if (r->size == n) return 0;
+  if (r->st->has_size) {
+    if (r->st->size == n) return 0;
     return nx__fail(NX_EINVAL, "%s: Cannot set dimension for variable reference with label %s (%lld vs %lld)", fn,
-                    r->label, (long long)r->size, (long long)n);
+                    r->label, (long long)r->st->size, (long long)n);
   }
-  r->has_size = true;
-  r->size = n;
+  ref_state x = *r->st;
+  x.has_size = true;
+  x.size = n;
+  if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   return apply(s, fn, r, n);
 }
 
@@ -86,7 +107,7 @@ int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t size) {
   return set_dim(s, "nx_shape_ref_set_dim", r, size);
 }
 
-static const nx_row *row_of(const nx_shape_ref *r) { return r->row; }
+static const nx_row *row_of(const nx_shape_ref *r) { return r->st->row; }
 
 int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b) {
   static const char *fn = "nx_shape_ref_set_equal";
@@ -100,12 +121,12 @@ int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b
   }
   if (ka) return set_dim(s, fn, b, x);
   if (kb) return set_dim(s, fn, a, y);
-  if (a->kind == UNSET || b->kind == UNSET)
+  if (a->st->kind == UNSET || b->st->kind == UNSET)
     return nx__fail(NX_EINVAL, "%s: set_equal: insufficient information between labels %s and %s", fn, a->label,
                     b->label);
   int rc;
-  if (a->kind == DIM && b->kind == DIM) rc = nx_shape_add_dim_eq(s, a->dim, b->dim, NULL);
-  else if (a->kind == ROW && b->kind == ROW) rc = nx_shape_add_row_eq(s, row_of(a), row_of(b), NULL);
+  if (a->st->kind == DIM && b->st->kind == DIM) rc = nx_shape_add_dim_eq(s, a->st->dim, b->st->dim, NULL);
+  else if (a->st->kind == ROW && b->st->kind == ROW) rc = nx_shape_add_row_eq(s, row_of(a), row_of(b), NULL);
   else
     return nx__fail(NX_EINVAL, "%s: a dimension and a row reference (%s, %s) neither of known size: not supported",
                     fn, a->label, b->label);
@@ -117,7 +138,7 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
   static const char *fn = "nx_shape_ref_set_scale";
   if (!s || !large || !small) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
   if (factor < 1) return nx__fail(NX_EINVAL, "%s: Shape.set_scale: factor must be >= 1, got %lld", fn, (long long)factor);
-  if (large->kind == ROW || small->kind == ROW)
+  if (large->st->kind == ROW || small->st->kind == ROW)
     return nx__fail(NX_EINVAL, "%s: Shape.set_scale: requires two dimension variables; got at least one row variable "
                     "(labels %s, %s)", fn, large->label, small->label);
   if (factor == 1) return nx_shape_ref_set_equal(s, large, small);
@@ -137,11 +158,11 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
     if (__builtin_mul_overflow(factor, m, &m)) return nx__fail(NX_EINVAL, "%s: %lld times a size past int64", fn, (long long)factor);
     return set_dim(s, fn, large, m);
   }
-  if (large->kind == UNSET || small->kind == UNSET)
+  if (large->st->kind == UNSET || small->st->kind == UNSET)
     return nx__fail(NX_EINVAL, "%s: Shape.set_scale: insufficient information between labels %s and %s", fn,
                     large->label, small->label);
-  const nx_dim *scaled = nx_dim_affine(s, factor, small->dim, 0);
-  int rc = scaled ? nx_shape_add_dim_eq(s, large->dim, scaled, NULL) : NX_ENOMEM;
+  const nx_dim *scaled = nx_dim_affine(s, factor, small->st->dim, 0);
+  int rc = scaled ? nx_shape_add_dim_eq(s, large->st->dim, scaled, NULL) : NX_ENOMEM;
   if (!rc) rc = nx_shape_solve(s, 1);
   return nx__shape_fail_as(fn, rc);
 }
@@ -165,9 +186,11 @@ int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_o
     const nx_row *row = d ? NULL : nx_tensor_spec_row(t, r->label);
     if (!d && !row)
       return nx__fail(NX_EINVAL, "%s: Variable %s not found in environments for spec: %s", fn, r->label, spec);
-    r->kind = d ? DIM : ROW;
-    r->dim = d;
-    r->row = row;
+    ref_state x = *r->st;
+    x.kind = d ? DIM : ROW;
+    x.dim = d;
+    x.row = row;
+    if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
     if (k && (rc = apply(s, fn, r, size))) return rc;
   }
   *out = t;

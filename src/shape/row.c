@@ -35,14 +35,14 @@ static bool trivial(nx_shape_session *s, int w, const nx_row *val) {
 int nx__shape_bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
   if (!val) return NX_ENOMEM;
   nx__var *e = NX__VAR(s, v);
-  s->val[v].r = val;
+  nx__shape_set_val(s, v, (nx__val){.r = val});
   s->nbinds++;
   nx__shape_touch(s, v);
   int rc = nx__shape_rank_union(s, v, val, o);
   e = NX__VAR(s, v);
   for (int i = e->lower; i && !rc; i = s->lbs[i].next_lower) {
-    nx__lbound *lb = &s->lbs[i];
-    if (!lb->alive) continue;
+    if (!s->lbs[i].alive) continue;
+    nx__lbound *lb = nx__shape_lbound(s, i);
     lb->alive = false;
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, val, nx__shape_origin_join(s, lb->o, o));
   }
@@ -55,8 +55,8 @@ int nx__shape_bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__
     if (!trivial(s, s->lk[i].x, val)) rc = push_row(s, NX__C_ROW_INEQ, val, nx__shape_row_of_var(s, s->lk[i].x), o);
   }
   for (int i = e->watch; i && !rc; i = s->lbs[i].next_watch) {
-    nx__lbound *lb = &s->lbs[i];
-    if (!lb->alive) continue;
+    if (!s->lbs[i].alive) continue;
+    nx__lbound *lb = nx__shape_lbound(s, i);
     lb->alive = false;
     nx__shape_touch(s, lb->owner); /* its join of lower bounds changed */
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, nx__shape_row_of_var(s, lb->owner), lb->o);
@@ -244,13 +244,13 @@ static int add_lower(nx_shape_session *s, int w, const nx_row *L, const nx__orig
   lb->o = o;
   lb->alive = true;
   nx__var *e = NX__VAR(s, w);
-  if (e->lower_tail) s->lbs[e->lower_tail].next_lower = id;
+  if (e->lower_tail) nx__shape_lbound(s, e->lower_tail)->next_lower = id;
   else e->lower = id;
   e->lower_tail = id;
   nx__shape_touch(s, w);
   if (L->var) {
     nx__var *x = NX__VAR(s, L->var);
-    if (x->watch_tail) s->lbs[x->watch_tail].next_watch = id;
+    if (x->watch_tail) nx__shape_lbound(s, x->watch_tail)->next_watch = id;
     else x->watch = id;
     x->watch_tail = id;
   }

@@ -39,6 +39,32 @@ typedef struct nx__var {
   bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
 } nx__var;
 
+/* ---- The undo log (snapshot.c) ----
+   While a snapshot is live, every change to state that existed when the
+   latest live snapshot was taken is recorded first: a variable (its whole
+   record, once per epoch), a solution or self entry, a link, a lower bound,
+   or a pointer slot in the arena (a rank edge's next). Restoring undoes the
+   log back to the snapshot's position, in reverse; what was made since (ids
+   past the watermarks, arena past its mark) is dropped wholesale. */
+enum { NX__U_VAR, NX__U_VAL, NX__U_SELF, NX__U_LINK, NX__U_LBOUND, NX__U_SLOT };
+typedef struct nx__undo {
+  unsigned char kind;
+  int index;
+  union {
+    nx__var var;
+    nx__val val;
+    nx__link link;
+    nx__lbound lb;
+    struct { void **slot; void *old; } p;
+  };
+} nx__undo;
+
+/* The range new ids come from while one is entered (nx_shape_ids_enter). */
+typedef struct nx__id_cursor {
+  bool on;
+  int var_next, var_end, tensor_next, tensor_end;
+} nx__id_cursor;
+
 struct nx_shape_session {
   nx__chunk *chunks;
   nx__var **vpages; /* the variables, NX__VPAGE at a time (index 0 unused): a
@@ -70,12 +96,66 @@ struct nx_shape_session {
   const nx_dim *top, *one_default, *zero;
   const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
+  nx__id_cursor ids;
+  /* snapshots (snapshot.c): the live ones in the order taken, the log, and
+     the watermarks of the latest (changes past them are not logged) */
+  struct nx_shape_snapshot **snaps;
+  int nsnaps, capsnaps;
+  nx__undo *undo;
+  int nundo, capundo;
+  bool logging;    /* a snapshot is live */
+  bool undo_lost;  /* a change could not be logged (out of memory) */
+  int epoch;       /* a variable is logged once per epoch (vsaved) */
+  int *vsaved;     /* by variable: the epoch it was last logged in */
+  int w_nvars, w_nlk, w_nlbs;
 };
 
 /* Variable v of session s (v < s->nvars). */
 #define NX__VPAGE_BITS 12
 #define NX__VPAGE (1 << NX__VPAGE_BITS)
-#define NX__VAR(s, v) (&(s)->vpages[(v) >> NX__VPAGE_BITS][(v) & (NX__VPAGE - 1)])
+#define NX__VAR_AT(s, v) (&(s)->vpages[(v) >> NX__VPAGE_BITS][(v) & (NX__VPAGE - 1)])
+
+/* The loggers behind the barriers below (snapshot.c); out of memory sets
+   s->undo_lost, which makes restoring fail. */
+void nx__shape_log_var(nx_shape_session *s, int v);
+void nx__shape_log(nx_shape_session *s, int kind, int index, const void *old);
+void nx__shape_log_slot(nx_shape_session *s, void **slot);
+
+/* Ends the session's live snapshots and frees the log (session free). */
+void nx__shape_snapshots_end(nx_shape_session *s);
+
+/* Variable v, to read or change: while a snapshot is live, a variable older
+   than the latest one is logged before its first change in an epoch. Reads
+   that need no log use NX__VARR. */
+static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
+  if (s->logging && v < s->w_nvars && s->vsaved[v] != s->epoch) nx__shape_log_var(s, v);
+  return NX__VAR_AT(s, v);
+}
+#define NX__VAR(s, v) nx__shape_var((s), (v))
+#define NX__VARR(s, v) ((const nx__var *)NX__VAR_AT(s, v))
+
+/* Setting a solution, a self entry, a link's next, and changing a lower
+   bound, through the log. */
+static inline void nx__shape_set_val(nx_shape_session *s, int v, nx__val x) {
+  if (s->logging && v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
+  s->val[v] = x;
+}
+static inline void nx__shape_set_self(nx_shape_session *s, int v, nx__val x) {
+  if (s->logging && v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
+  s->self[v] = x;
+}
+static inline void nx__shape_set_link_next(nx_shape_session *s, int i, int next) {
+  if (s->logging && i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
+  s->lk[i].next = next;
+}
+static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
+  if (s->logging && i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
+  return &s->lbs[i];
+}
+/* A pointer slot in the arena, about to change. */
+static inline void nx__shape_slot(nx_shape_session *s, void *slot) {
+  if (s->logging) nx__shape_log_slot(s, (void **)slot);
+}
 
 /* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */
 int nx__shape_lbound_new(nx_shape_session *s);

@@ -87,7 +87,7 @@ static int describe(nx_shape_session *s, const nx_dim *a, const nx_dim *b, char 
 /* v := val: the bounds stored on v are re-emitted against val. */
 static int bind_dim(nx_shape_session *s, int v, const nx_dim *val, const nx__origin *o) {
   nx__var *e = NX__VAR(s, v);
-  s->val[v].d = val;
+  nx__shape_set_val(s, v, (nx__val){.d = val});
   s->nbinds++;
   nx__shape_touch(s, v);
   int rc = 0;

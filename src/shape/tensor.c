@@ -11,10 +11,18 @@
 static const char *kind_names[3] = {"batch", "input", "output"};
 
 /* A new tensor of three fresh open rows, listed in the session; NULL on out of memory. */
+/* The next tensor id (taken when take): an entered range's while it lasts,
+   else the session's. */
+static int tensor_id(nx_shape_session *s, bool take) {
+  nx__id_cursor *c = &s->ids;
+  if (c->on && c->tensor_next < c->tensor_end) return take ? c->tensor_next++ : c->tensor_next;
+  return take ? ++s->next_tensor_id : s->next_tensor_id + 1;
+}
+
 static nx_tensor *node(nx_shape_session *s, const char *label) {
   nx_tensor *t = nx__shape_alloc(s, sizeof *t);
   if (!t) return NULL;
-  t->id = ++s->next_tensor_id;
+  t->id = tensor_id(s, true);
   char buf[64];
   if (!label) snprintf(buf, sizeof buf, "#%d", t->id);
   t->label = nx__shape_strdup(s, label ? label : buf);
@@ -28,7 +36,7 @@ static nx_tensor *node(nx_shape_session *s, const char *label) {
 
 static nx_tensor *op_node(nx_shape_session *s, const char *op) {
   char buf[96];
-  snprintf(buf, sizeof buf, "%.60s#%d", op, s->next_tensor_id + 1);
+  snprintf(buf, sizeof buf, "%.60s#%d", op, tensor_id(s, false));
   return node(s, buf);
 }
 
