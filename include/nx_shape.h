@@ -407,7 +407,8 @@ typedef struct nx_shape_ref nx_shape_ref;
    NULL (message set) on a NULL argument or when memory runs out. */
 NX_API nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label);
 
-/* nx_shape_ref_label(r) is r's label (NULL for a NULL r). */
+/* nx_shape_ref_label(r) is r's label; NULL, with the message set, for a
+   NULL r. */
 NX_API const char *nx_shape_ref_label(const nx_shape_ref *r);
 
 /* The padding of a convolution axis written without '=' or '<'. */
@@ -551,7 +552,8 @@ NX_API int nx_proj_operand_count(const nx_shape_proj *p);
 NX_API int nx_proj_rank(const nx_shape_proj *p, int which);
 
 /* nx_proj_axis(p, which, axis, &size, &index) sets the size of axis `axis`
-   (layout order) of shape `which` and its index (either may be NULL).
+   (layout order) of shape `which` and its index (each out-parameter may be
+   NULL).
    Fails with NX_EINVAL on a NULL p or which or axis out of range. */
 NX_API int nx_proj_axis(const nx_shape_proj *p, int which, int axis, int64_t *size, nx_shape_index *index);
 
@@ -560,8 +562,8 @@ NX_API int nx_proj_axis(const nx_shape_proj *p, int which, int axis, int64_t *si
    and past its last element (right) over the whole space, and for a
    convolution with `=` at least OCANNL's margins, floor(K/2) left and
    ceil(K/2) right for a kernel of size K. 0 and 0 for an axis that stays in
-   range (every result axis, and every axis without padding). Fails as
-   nx_proj_axis. */
+   range (every result axis, and every axis without padding). Each
+   out-parameter may be NULL. Fails as nx_proj_axis. */
 NX_API int nx_proj_padding(const nx_shape_proj *p, int which, int axis, int64_t *left, int64_t *right);
 
 #ifdef __cplusplus

@@ -50,7 +50,9 @@ nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label) {
   return r;
 }
 
-const char *nx_shape_ref_label(const nx_shape_ref *r) { return r ? r->label : NULL; }
+const char *nx_shape_ref_label(const nx_shape_ref *r) {
+  return r ? r->label : (nx__fail(NX_EINVAL, "nx_shape_ref_label: the reference is NULL"), NULL);
+}
 
 /* The element count of a closed row all of whose dims are solved; false
    otherwise (or past int64). */
