@@ -539,15 +539,19 @@ typedef struct nx_shape_index {
    parts run as separate loops); NX_ENOMEM if memory runs out. */
 NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **p);
 
-/* The number of iterators; the size of iterator i, or -1 if i is out of
-   range; the spec label it stands for, or NULL (a row variable's axis, `_`,
-   or i out of range). */
+/* nx_proj_iter_count(p) is the number of iterators; nx_proj_iter_size(p,
+   i) the size of iterator i; nx_proj_iter_label(p, i) the spec label it
+   stands for, or NULL for a row variable's axis or `_` (the message then
+   unchanged). Each fails on a NULL p or an i out of range: NX_EINVAL from
+   the count, -1 from the size, NULL from the label, the message set. */
 NX_API int nx_proj_iter_count(const nx_shape_proj *p);
 NX_API int64_t nx_proj_iter_size(const nx_shape_proj *p, int i);
 NX_API const char *nx_proj_iter_label(const nx_shape_proj *p, int i);
 
-/* The number of operands (the result is NX_PROJ_RESULT); the rank of shape
-   `which`, or -1 if which is out of range. */
+/* nx_proj_operand_count(p) is the number of operands (the result is
+   NX_PROJ_RESULT); nx_proj_rank(p, which) the rank of shape `which`. They
+   fail on a NULL p or a which out of range: NX_EINVAL and -1, the message
+   set. */
 NX_API int nx_proj_operand_count(const nx_shape_proj *p);
 NX_API int nx_proj_rank(const nx_shape_proj *p, int which);
 
