@@ -61,7 +61,7 @@ static bool row_total(nx_shape_session *s, const nx_row *r, int64_t *out) {
   if (!x || nx_row_var(x)) return false;
   int64_t n = 1;
   for (int i = 0; i < nx_row_beg_count(x) + nx_row_dims_count(x); i++) {
-    int64_t d;
+    int64_t d = 0;
     const nx_dim *dim = i < nx_row_beg_count(x) ? nx_row_beg_dim(x, i) : nx_row_dim(x, i - nx_row_beg_count(x));
     if (nx_shape_dim_value(s, dim, &d, NULL) || __builtin_mul_overflow(n, d, &n)) return false;
   }
@@ -114,7 +114,7 @@ static const nx_row *row_of(const nx_shape_ref *r) { return r->st->row; }
 int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b) {
   static const char *fn = "nx_shape_ref_set_equal";
   if (!s || !a || !b) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
-  int64_t x, y;
+  int64_t x = 0, y = 0;
   bool ka = known(s, a, &x), kb = known(s, b, &y);
   if (ka && kb) {
     if (x == y) return 0;
@@ -144,7 +144,7 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
     return nx__fail(NX_EINVAL, "%s: Shape.set_scale: requires two dimension variables; got at least one row variable "
                     "(labels %s, %s)", fn, large->label, small->label);
   if (factor == 1) return nx_shape_ref_set_equal(s, large, small);
-  int64_t l, m;
+  int64_t l = 0, m = 0;
   bool kl = known(s, large, &l), km = known(s, small, &m);
   if (kl && km) {
     if (!__builtin_mul_overflow(factor, m, &m) && l == m) return 0;
@@ -182,7 +182,7 @@ int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_o
   if (rc) return rc;
   for (int i = 0; i < nrefs; i++) {
     nx_shape_ref *r = opt->refs[i];
-    int64_t size;
+    int64_t size = 0;
     bool k = known(s, r, &size);
     const nx_dim *d = nx_tensor_spec_dim(t, r->label);
     const nx_row *row = d ? NULL : nx_tensor_spec_row(t, r->label);

@@ -182,13 +182,13 @@ static int affine_axis(parser *q, const nx_dim **out) {
   int64_t stride = 1, offset = 0, dilation = 1;
   bool has_stride, has_dilation, has_offset = false;
   int pad = NX_PADDING_UNSPECIFIED, rc;
-  const nx_dim *over, *kernel = NULL;
+  const nx_dim *over = NULL, *kernel = NULL;
   if ((rc = coefficient(q, "stride", &stride, &has_stride))) return rc;
   if ((rc = label_at(q, has_stride ? "expected a label after '*'" : "expected an axis", &over))) return rc;
   const char *pad_at = q->p;
   if (q->leaf && !has_stride && q->p + 1 < q->end && *q->p == '=' && isdigit((unsigned char)q->p[1])) {
     q->p++; /* OCANNL's `l=5` in a leaf: the size 5 (the label is a name, not a basis) */
-    int64_t size;
+    int64_t size = 0;
     if ((rc = number(q, &size))) return rc;
     *out = nx__shape_dim_solved(q->s, size, NX_BASIS_DEFAULT);
     return *out ? 0 : NX_ENOMEM;
