@@ -272,6 +272,164 @@ NX_API int nx_row_var(const nx_row *r);
    a truncated prefix). */
 NX_API int nx_row_to_string(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
 
+/* ---- Reading the solver's state ---------------------------------------- */
+
+/* The kinds of dims, as nx_dim_read reads them. */
+enum nx_dim_kind { NX_DIM_SOLVED = 0, NX_DIM_VAR, NX_DIM_AFFINE, NX_DIM_CONCAT };
+
+/* A dim's structure, as made (not under the solution). */
+typedef struct nx_dim_parts {
+  enum nx_dim_kind kind;
+  int64_t size;      /* solved */
+  const char *basis; /* solved: a string the session owns */
+  int var;           /* var: its id */
+  int64_t stride, offset, dilation; /* affine (dilation 1 without a kernel) */
+  const nx_dim *over, *kernel;      /* affine: kernel NULL unless a convolution */
+  bool use_padding;                 /* affine */
+  const nx_dim *const *parts;       /* concat */
+  int nparts;                       /* concat */
+} nx_dim_parts;
+
+/* nx_dim_read(d, &parts) reads d's structure. Fails with NX_EINVAL on a
+   NULL argument. */
+NX_API int nx_dim_read(const nx_dim *d, nx_dim_parts *parts);
+
+/* nx_dim_var_id(d) is the id of dimension variable d (as made, not under
+   the solution), or 0 if d is not a variable; 0 with the message set for
+   NULL. A row variable's id is nx_row_var's. */
+NX_API int nx_dim_var_id(const nx_dim *d);
+
+/* nx_shape_dim_subst(s, d) is d under the current solution. NULL on a NULL
+   argument; out of memory leaves parts unsubstituted (never NULL). */
+NX_API const nx_dim *nx_shape_dim_subst(nx_shape_session *s, const nx_dim *d);
+
+/* The constraints a session still holds: pending (added, not solved yet),
+   deferred (undecided at the last solve: nx_shape_deferred_count of them)
+   and marks (terminal and interior marks kept for the stage that closes
+   them). Everything else the solver was given is solved: folded into the
+   solution and the variables' bounds. */
+enum nx_shape_constraint_state { NX_SHAPE_PENDING = 0, NX_SHAPE_DEFERRED, NX_SHAPE_MARK };
+
+enum nx_shape_constraint_kind {
+  NX_SHAPE_DIM_EQ = 0,   /* a = b */
+  NX_SHAPE_DIM_INEQ,     /* a <= b (a refines b) */
+  NX_SHAPE_ROW_EQ,       /* ra = rb */
+  NX_SHAPE_ROW_INEQ,     /* ra <= rb */
+  NX_SHAPE_AT_LEAST,     /* a's size >= n */
+  NX_SHAPE_TOTAL,        /* rows hold n elements */
+  NX_SHAPE_EXACT,        /* rows are exactly dims */
+  NX_SHAPE_TERMINAL_DIM, /* a leaf's dim a */
+  NX_SHAPE_TERMINAL_ROW, /* a leaf's row ra */
+  NX_SHAPE_SHAPE_ROW     /* an interior row ra */
+};
+
+/* One constraint, its dims and rows as given (read them under the solution
+   with nx_shape_dim_subst and nx_shape_row_subst). Fields a kind does not
+   use are NULL or 0. */
+typedef struct nx_shape_constraint {
+  enum nx_shape_constraint_kind kind;
+  enum nx_shape_constraint_state state; /* nx_shape_add_constraint ignores it */
+  bool is_param;                        /* terminal marks: of a parameter */
+  const nx_dim *a, *b;                  /* dim constraints; at least and terminal dim: a */
+  const nx_row *ra, *rb;                /* row constraints; row marks: ra */
+  const nx_row *const *rows;            /* total, exact */
+  int nrows;
+  const nx_dim *const *dims; /* exact */
+  int ndims;
+  int64_t n;                 /* at least, total */
+  const nx_tensor *tensor;   /* row marks of a tensor's row, else NULL */
+  enum nx_axis_kind tensor_kind;
+  const char *operation; /* the operation of its latest origin, NULL if none */
+} nx_shape_constraint;
+
+/* Where an iteration over the held constraints is; zero it to start. */
+typedef struct nx_shape_cursor {
+  int part, pos;
+} nx_shape_cursor;
+
+/* nx_shape_next_constraint(s, &cur, &c) reads the next constraint s holds:
+   the pending ones, then the deferred, then the marks, each in their order
+   of arrival. Returns 0, or NX_NONE past the last. The pointers in c stay
+   valid while s lives (not past a restore to an earlier snapshot). Fails
+   with NX_EINVAL on a NULL argument. */
+NX_API int nx_shape_next_constraint(nx_shape_session *s, nx_shape_cursor *cur, nx_shape_constraint *c);
+
+/* nx_shape_add_constraint(s, c, o) adds a copy of c (a constraint read by
+   nx_shape_next_constraint, or filled in) to the pending list, with origin
+   o (NULL: none). Fails with NX_EINVAL on a NULL s or c, an unknown kind, or
+   a dim, row or list the kind needs that is NULL (or a negative count or
+   total); NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_add_constraint(nx_shape_session *s, const nx_shape_constraint *c, const nx_shape_origin *o);
+
+/* What the solver knows of a variable. */
+typedef struct nx_shape_var_info {
+  int id;
+  bool is_row;
+  const char *name;  /* NULL if none */
+  bool solved;
+  const nx_dim *dim; /* dims: the solution (substituted), NULL while unsolved */
+  const nx_row *row; /* rows: the solution (substituted), NULL while unsolved */
+  const nx_dim *lower; /* dims: the join of its ground lower bounds (lower <= v), NULL if none */
+  int64_t at_least;    /* dims: the size it must reach, 0 if none */
+  int nupper, nlower;  /* the variables recorded above it (v <= w) and below it (u <= v) */
+  int nlower_rows;     /* rows: its live lower bounds (row <= <v>) */
+  bool is_param;       /* a parameter's: its size must be inferred */
+  bool in_pointwise;   /* used by a pointwise operation */
+  bool in_spec;        /* used by an einsum spec or a compose */
+  bool is_template;    /* made by broadcasting (a result's extra axes): safe to guess */
+  bool is_hidden;      /* a parameter's unknown row, which gets one hidden axis */
+} nx_shape_var_info;
+
+/* nx_shape_var_read(s, id, &info) reads variable id of s. Fails with
+   NX_EINVAL on a NULL argument or an id that is not a variable of s. */
+NX_API int nx_shape_var_read(nx_shape_session *s, int id, nx_shape_var_info *info);
+
+/* nx_shape_var_neighbours(s, id, upper, ids, cap) writes the ids of the
+   variables recorded above id (upper: id <= w) or below it (u <= id), up to
+   cap of them, in the order recorded, and returns how many there are (read
+   each under the solution: a neighbour may have been bound since).
+   nx_shape_var_lower_rows(s, id, rows, cap) does the same for the live lower
+   bounds of row variable id (0 for a dim variable). Fail with NX_EINVAL on
+   a NULL s, a NULL list with cap > 0, a negative cap or an id that is not a
+   variable of s. */
+NX_API int nx_shape_var_neighbours(nx_shape_session *s, int id, bool upper, int *ids, int cap);
+NX_API int nx_shape_var_lower_rows(nx_shape_session *s, int id, const nx_row **rows, int cap);
+
+/* A renaming: a set of variables, each with a fresh one of its own. */
+typedef struct nx_shape_renaming nx_shape_renaming;
+
+/* nx_shape_rename_new(s, ids, n, &r) makes a fresh variable for each of the
+   n ids (the same kind and name, a new id), consistently: each fresh one
+   gets its original's flags, and its original's bounds, renamed, as
+   pending constraints (a solution as an equation, the ground lower bound,
+   at-least, the recorded neighbours, the lower bound rows of a row
+   variable: a neighbour or a variable inside a bound that is in the set is
+   its fresh one). Solve at stage 1 to apply them. Fails with NX_EINVAL on a
+   NULL argument, a negative n, or an id that is not a variable of s;
+   NX_ENOMEM when memory runs out. */
+NX_API int nx_shape_rename_new(nx_shape_session *s, const int *ids, int n, nx_shape_renaming **r);
+
+/* nx_shape_rename_var(r, id) is id's fresh variable, or id if it is not in
+   the set; 0 with the message set for NULL r. */
+NX_API int nx_shape_rename_var(const nx_shape_renaming *r, int id);
+
+/* nx_shape_rename_dim(s, r, d) and nx_shape_rename_row(s, r, row) are d and
+   row under the current solution with every variable of the set replaced by
+   its fresh one, inside affine, convolution and concatenated dims too.
+   NULL on a NULL argument or when memory runs out. */
+NX_API const nx_dim *nx_shape_rename_dim(nx_shape_session *s, const nx_shape_renaming *r, const nx_dim *d);
+NX_API const nx_row *nx_shape_rename_row(nx_shape_session *s, const nx_shape_renaming *r, const nx_row *row);
+
+/* nx_shape_add_renamed(s, r, c, o) adds c with its dims and rows renamed by
+   r (as nx_shape_rename_dim does). Fails as nx_shape_add_constraint does,
+   and with NX_EINVAL on a NULL r. */
+NX_API int nx_shape_add_renamed(nx_shape_session *s, const nx_shape_renaming *r, const nx_shape_constraint *c,
+                                const nx_shape_origin *o);
+
+/* nx_shape_rename_free(r) frees r (the fresh variables stay). NULL is a
+   no-op. */
+NX_API void nx_shape_rename_free(nx_shape_renaming *r);
+
 /* ---- Symbolic tensors -------------------------------------------------- */
 
 /* Dims are written as text in these calls: a comma-separated list of axes,
@@ -485,9 +643,25 @@ NX_API int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_
 NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind);
 NX_API const char *nx_tensor_label(const nx_tensor *t);
 
+/* Which of closing's marks act on a tensor: its terminal marks (a leaf's
+   rows close downward to their lower bounds at stages 3 to 5) and its
+   interior marks (every tensor's rows close at stages 6 and 7). Both by
+   default. */
+enum { NX_TENSOR_TERMINAL = 1, NX_TENSOR_CLOSING = 2 };
+
+/* nx_tensor_set_marks(s, t, marks) makes only the marks in `marks` (a
+   combination of the two above) act on t from now on, so that
+   nx_shape_finish leaves a tensor without them open, as far as nothing else
+   decides its dims (a snapshot restores the setting). nx_tensor_marks(t) is
+   the current setting (0 with the message set for NULL). Fails with
+   NX_EINVAL on a NULL argument or unknown bits. */
+NX_API int nx_tensor_set_marks(nx_shape_session *s, nx_tensor *t, unsigned marks);
+NX_API unsigned nx_tensor_marks(const nx_tensor *t);
+
 /* nx_shape_finish(s) closes inference: stages 2 to 7 over every constraint
    and mark, after which every shape of s is solved (closed rows, solved
-   dims). Fails with NX_EINVAL on a NULL session, a tainted one, the first
+   dims), but what only the marks turned off by nx_tensor_set_marks would
+   have decided. Fails with NX_EINVAL on a NULL session, a tainted one, the first
    shape error (tainting), or constraints left unsolved after stage 7;
    NX_ENOMEM when memory runs out. */
 NX_API int nx_shape_finish(nx_shape_session *s);

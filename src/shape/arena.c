@@ -161,6 +161,7 @@ int nx_shape_session_new(nx_shape_session **out) {
   nx_shape_session *s = nx__calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
   s->nvars = 1;
+  s->w_nlk = s->w_nlbs = -1; /* no snapshot: nothing is logged */
   nx__shape_hold_init(&s->marks, 0);
   nx__shape_hold_init(&s->deferred, 1);
   s->top = nx__shape_dim_solved(s, 1, NX_BASIS_BCAST);

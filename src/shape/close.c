@@ -11,8 +11,19 @@ static const nx_row *empty_row(nx_shape_session *s) { return s->empty; }
 
 static bool safe_to_guess(const nx__var *e) { return e->safe_to_guess || (e->in_pointwise && !e->in_spec); }
 
+/* Whether v has what OCANNL calls an environment entry: a bound of any
+   kind (a ground lower bound, at-least, a neighbour) or a parameter's mark.
+   A variable without one was only ever compared with the broadcast top
+   (a broadcasting template's fresh axis, say). */
+static bool has_entry(const nx__var *e, bool is_param) {
+  return is_param || e->is_param || e->glb || e->at_least || e->res.head || e->opnd.head;
+}
+
 /* A leaf's dim: from stage 4 it takes its lower bound; at stage 5 one with
-   none is guessed 1 (the broadcast top), except in a parameter. */
+   none is guessed 1 (the broadcast top), except in a parameter ("You forgot
+   to specify the hidden dimension(s)"). A variable without an entry is not
+   guessed here: it stays terminal until stage 6 and an interior mark sets
+   it to 1 at stage 7. */
 static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const nx__origin *o, int stage) {
   const nx_dim *d = nx__shape_dsub(s, d0);
   if (d->kind != NX__D_VAR) return 0;
@@ -21,6 +32,7 @@ static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const 
   if (e->glb) return nx__shape_unify_dim(s, d, e->glb, nx__shape_origin_join(s, e->glb_o, o));
   if (stage < 5) return NX__KEEP;
   if (!e->at_least) {
+    if (!has_entry(e, is_param)) return stage >= 6 ? 0 : NX__KEEP;
     if (is_param || e->is_param) {
       char name[64];
       nx__shape_dim_print(s, d, name, sizeof name);
@@ -35,6 +47,7 @@ static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const 
    its lower bound, from stage 4 the empty row (a parameter's unknown row one
    hidden axis, or the error). */
 static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
+  if (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_TERMINAL) return NX__KEEP; /* inert */
   const nx_row *r = nx__shape_rsub(s, c->r1);
   int rc, keep = 0;
   for (int i = 0; i < r->nbeg + r->ndims; i++) {
@@ -47,8 +60,15 @@ static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
   nx__var *e = NX__VAR(s, r->var);
   const nx_row *g = nx__shape_row_glb(s, r->var);
   if (g) {
-    rc = nx__shape_bind_row(s, r->var, g, c->o);
-    return rc ? rc : NX__KEEP;
+    /* As OCANNL's close_row_terminal, the mark ends with the binding: the
+       dims the row had before it stay terminal, those of the lower bound do
+       not become a leaf's. */
+    if ((rc = nx__shape_bind_row(s, r->var, g, c->o)) || !keep) return rc;
+    const nx_row *dims = nx__shape_row_new(s, r->beg, r->nbeg, r->dims, r->ndims, 0);
+    if (!dims) return NX_ENOMEM;
+    nx__cons m = *c;
+    m.r1 = dims;
+    return nx__shape_push(s, &s->queue, &m);
   }
   if (stage < 4) return NX__KEEP;
   if ((c->is_param || e->is_param) && !safe_to_guess(e)) {
@@ -121,7 +141,7 @@ static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage
 /* An interior row from stage 6: its row variable to its lower bound (empty
    at stage 7), else its dims as shape_dim. */
 static int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {
-  if (stage < 6) return NX__KEEP;
+  if (stage < 6 || (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_CLOSING)) return NX__KEEP;
   const nx_row *r = nx__shape_rsub(s, c->r1);
   mark_o m = {c, c->t ? NULL : c->o};
   int keep = 0, rc;

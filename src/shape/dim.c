@@ -35,7 +35,7 @@ int nx__shape_vars_reserve(nx_shape_session *s, int n) {
 
 /* Makes slot id a fresh variable (through the log: a reserved slot is older
    than a snapshot). */
-static int init_var(nx_shape_session *s, int id, bool is_row, const char *name) {
+static inline int init_var(nx_shape_session *s, int id, bool is_row, const char *name) {
   nx__var *v = NX__VAR(s, id);
   memset(v, 0, sizeof *v);
   nx__shape_set_val(s, id, (nx__val){.d = NULL});
@@ -56,7 +56,7 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
     s->ids.var_next++;
     return id;
   }
-  if (s->nvars == INT_MAX || nx__shape_vars_reserve(s, s->nvars + 1)) return NX_ENOMEM;
+  if (s->nvars >= s->capvars && (s->nvars == INT_MAX || nx__shape_vars_reserve(s, s->nvars + 1))) return NX_ENOMEM;
   id = s->nvars;
   s->vsaved[id] = 0;
   if (init_var(s, id, is_row, name)) return NX_ENOMEM;

@@ -87,10 +87,10 @@ static void cons(out_t *o, const nx__cons *c) {
     }
     break;
   case NX__C_SHAPE_ROW:
+  case NX__C_TERM_ROW:
     row(o, c->r1);
     if (c->t) P(o, " tensor=%d:%d", ((const nx_tensor *)c->t)->id, c->nrows);
     break;
-  case NX__C_TERM_ROW: row(o, c->r1); break;
   default:
     row(o, c->r1);
     P(o, " ~ ");
@@ -179,7 +179,7 @@ int64_t nx_shape_dump(nx_shape_session *s, char *buf, size_t cap) {
   for (int i = 1; i <= s->nwk; i++) P(&o, "wk %d code=%d next=%d\n", i, s->wk[i].code, s->wk[i].next);
   for (int i = 0; i < s->tensors.n; i++) {
     const nx_tensor *t = s->tensors.p[i];
-    P(&o, "tensor %d %s param=%d", t->id, t->label, t->is_param);
+    P(&o, "tensor %d %s param=%d marks_off=%d", t->id, t->label, t->is_param, t->marks_off);
     for (int k = 0; k < 3; k++) {
       P(&o, " ");
       row(&o, t->rows[k]);

@@ -22,24 +22,37 @@
 
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
-/* v's class root, and rank(v) - rank(root) in *off, compressing the path. */
-int nx__shape_rank_find(nx_shape_session *s, int v, int *off) {
+/* rank_find's far case: a path of two links or more, compressed so that
+   each node on it points at the root. */
+static int rank_find_far(nx_shape_session *s, int v, int *off) {
   int o = 0, r = v;
-  while (NX__VAR(s, r)->up != r) {
-    o += NX__VAR(s, r)->off;
-    r = NX__VAR(s, r)->up;
-  }
-  /* path compression: each node on the path points at the root */
+  for (const nx__var *e; (e = NX__VARR(s, r))->up != r; r = e->up) o += e->off;
   int rem = o, x = v;
-  while (x != r && NX__VAR(s, x)->up != r) {
-    int next = NX__VAR(s, x)->up, xo = NX__VAR(s, x)->off;
-    NX__VAR(s, x)->up = r;
-    NX__VAR(s, x)->off = rem;
+  while (x != r && NX__VARR(s, x)->up != r) {
+    nx__var *e = NX__VAR(s, x);
+    int next = e->up, xo = e->off;
+    e->up = r;
+    e->off = rem;
     rem -= xo;
     x = next;
   }
   *off = o;
   return r;
+}
+
+/* v's class root, and rank(v) - rank(root) in *off. Most variables are a
+   root or one link from it: those cost two reads and no change. */
+static inline int rank_find(nx_shape_session *s, int v, int *off) {
+  const nx__var *e = NX__VARR(s, v);
+  if (e->up == v) {
+    *off = 0;
+    return v;
+  }
+  if (NX__VARR(s, e->up)->up == e->up) {
+    *off = e->off;
+    return e->up;
+  }
+  return rank_find_far(s, v, off);
 }
 
 /* A max-heap of (drop, class) entries; stale ones are skipped on pop. */
@@ -76,7 +89,7 @@ static struct entry heap_pop(heap *h) {
    u != v (neither closed): lowers v and what its edges force below it.
    NX_EINVAL (message set) if u would have to drop: a positive cycle. */
 static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origin *o) {
-  int64_t need = NX__VAR(s, v)->pot + w - NX__VAR(s, u)->pot;
+  int64_t need = NX__VARR(s, v)->pot + w - NX__VARR(s, u)->pot;
   if (need <= 0) return 0;
   int stamp = ++s->stamp, rc = 0;
   heap h = {0};
@@ -98,20 +111,24 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
       break;
     }
     for (nx__edge *e = x->edges; e && !rc; e = e->next) {
-      int of, ot, rf = nx__shape_rank_find(s, e->from, &of), rt = nx__shape_rank_find(s, e->to, &ot);
-      nx__var *y = NX__VAR(s, rt);
+      int of, ot, rf = rank_find(s, e->from, &of), rt = rank_find(s, e->to, &ot);
+      const nx__var *y = NX__VARR(s, rt);
       if (rf != top.v || y->closed_class || y->stamp == -stamp) continue;
       /* slack of the edge under the old potentials, never negative */
       int64_t slack = x->pot - y->pot - ((int64_t)e->w + ot - of), d = top.drop - slack;
       if (d > 0 && (y->stamp != stamp || d > y->drop)) {
-        y->stamp = stamp;
-        y->drop = d;
+        nx__var *yw = NX__VAR(s, rt);
+        yw->stamp = stamp;
+        yw->drop = d;
         if (heap_push(&h, d, rt)) rc = NX_ENOMEM;
       }
     }
   }
   if (!rc)
-    for (int i = 0; i < done.n; i++) NX__VAR(s, done.p[i])->pot -= NX__VAR(s, done.p[i])->drop;
+    for (int i = 0; i < done.n; i++) {
+      nx__var *e = NX__VAR(s, done.p[i]);
+      e->pot -= e->drop;
+    }
   nx__free(h.p);
   nx__free(done.p);
   return rc;
@@ -120,30 +137,29 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
 /* v := val in the rank classes: v's class joins val's row variable's with
    the offset val's flanks give, or is closed; NX_EINVAL on a positive cycle. */
 int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o) {
-  int ov, rv = nx__shape_rank_find(s, v, &ov);
+  int ov, rv = rank_find(s, v, &ov);
   if (!val->var) {
     NX__VAR(s, rv)->closed_class = true;
     return 0;
   }
-  int ow, rw = nx__shape_rank_find(s, val->var, &ow);
+  int ow, rw = rank_find(s, val->var, &ow);
   int off = ow + val->nbeg + val->ndims - ov; /* rank(rv) = rank(rw) + off */
   if (rv == rw) return off ? nx__shape_error(s, o, RANK_CYCLE) : 0;
-  nx__var *a = NX__VAR(s, rv), *b = NX__VAR(s, rw);
-  if (!a->closed_class && !b->closed_class) {
+  if (!NX__VARR(s, rv)->closed_class && !NX__VARR(s, rw)->closed_class) {
     int rc = satisfy(s, rv, rw, off, o);
     if (!rc) rc = satisfy(s, rw, rv, -(int64_t)off, o);
     if (rc) return rc;
   }
-  a = NX__VAR(s, rv), b = NX__VAR(s, rw);
+  nx__var *a = NX__VAR(s, rv), *b = NX__VAR(s, rw);
   a->up = rw;
   a->off = off;
   b->closed_class |= a->closed_class;
   if (a->edges) {
     if (b->edges_tail) {
-      nx__shape_slot(s, &b->edges_tail->next);
+      NX__LOG_FIELD(s, b->edges_tail->next);
       b->edges_tail->next = a->edges;
-    }
-    else b->edges = a->edges;
+    } else
+      b->edges = a->edges;
     b->edges_tail = a->edges_tail;
     a->edges = a->edges_tail = NULL;
   }
@@ -153,8 +169,8 @@ int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx
 /* rank(from) >= rank(to) + w, kept on the tail class; nothing for a closed
    class; NX_EINVAL on a positive cycle. */
 int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__origin *o) {
-  int of, ot, rf = nx__shape_rank_find(s, from, &of), rt = nx__shape_rank_find(s, to, &ot);
-  if (NX__VAR(s, rf)->closed_class || NX__VAR(s, rt)->closed_class) return 0;
+  int of, ot, rf = rank_find(s, from, &of), rt = rank_find(s, to, &ot);
+  if (NX__VARR(s, rf)->closed_class || NX__VARR(s, rt)->closed_class) return 0;
   int64_t W = (int64_t)w + ot - of;
   if (rf == rt) return W > 0 ? nx__shape_error(s, o, RANK_CYCLE) : 0;
   int rc = satisfy(s, rf, rt, W, o);
@@ -166,10 +182,10 @@ int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__
   e->w = w;
   nx__var *a = NX__VAR(s, rf);
   if (a->edges_tail) {
-    nx__shape_slot(s, &a->edges_tail->next);
+    NX__LOG_FIELD(s, a->edges_tail->next);
     a->edges_tail->next = e;
-  }
-  else a->edges = e;
+  } else
+    a->edges = e;
   a->edges_tail = e;
   return 0;
 }

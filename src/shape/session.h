@@ -43,10 +43,10 @@ typedef struct nx__var {
    While a snapshot is live, every change to state that existed when the
    latest live snapshot was taken is recorded first: a variable (its whole
    record, once per epoch), a solution or self entry, a link, a lower bound,
-   or a pointer slot in the arena (a rank edge's next). Restoring undoes the
+   or a field of an arena object (a rank edge's next, a tensor's marks). Restoring undoes the
    log back to the snapshot's position, in reverse; what was made since (ids
    past the watermarks, arena past its mark) is dropped wholesale. */
-enum { NX__U_VAR, NX__U_VAL, NX__U_SELF, NX__U_LINK, NX__U_LBOUND, NX__U_SLOT };
+enum { NX__U_VAR, NX__U_VAL, NX__U_SELF, NX__U_LINK, NX__U_LBOUND, NX__U_BYTES };
 typedef struct nx__undo {
   unsigned char kind;
   int index;
@@ -55,7 +55,7 @@ typedef struct nx__undo {
     nx__val val;
     nx__link link;
     nx__lbound lb;
-    struct { void **slot; void *old; } p;
+    struct { unsigned char *at, old[8], n; } b; /* bytes in the arena */
   };
 } nx__undo;
 
@@ -107,6 +107,9 @@ struct nx_shape_session {
   bool undo_lost;  /* a change could not be logged (out of memory) */
   int epoch;       /* a variable is logged once per epoch (vsaved) */
   int *vsaved;     /* by variable: the epoch it was last logged in */
+  /* older state is logged: variables below w_nvars, links and lower bounds
+     up to w_nlk and w_nlbs; 0 and -1 while no snapshot is live, so that a
+     barrier costs one comparison then */
   int w_nvars, w_nlk, w_nlbs;
 };
 
@@ -119,7 +122,7 @@ struct nx_shape_session {
    s->undo_lost, which makes restoring fail. */
 void nx__shape_log_var(nx_shape_session *s, int v);
 void nx__shape_log(nx_shape_session *s, int kind, int index, const void *old);
-void nx__shape_log_slot(nx_shape_session *s, void **slot);
+void nx__shape_log_bytes(nx_shape_session *s, void *at, size_t n); /* n <= 8 */
 
 /* Ends the session's live snapshots and frees the log (session free). */
 void nx__shape_snapshots_end(nx_shape_session *s);
@@ -128,7 +131,7 @@ void nx__shape_snapshots_end(nx_shape_session *s);
    than the latest one is logged before its first change in an epoch. Reads
    that need no log use NX__VARR. */
 static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
-  if (s->logging && v < s->w_nvars && s->vsaved[v] != s->epoch) nx__shape_log_var(s, v);
+  if (v < s->w_nvars && s->vsaved[v] != s->epoch) nx__shape_log_var(s, v);
   return NX__VAR_AT(s, v);
 }
 #define NX__VAR(s, v) nx__shape_var((s), (v))
@@ -137,25 +140,26 @@ static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
 /* Setting a solution, a self entry, a link's next, and changing a lower
    bound, through the log. */
 static inline void nx__shape_set_val(nx_shape_session *s, int v, nx__val x) {
-  if (s->logging && v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
   s->val[v] = x;
 }
 static inline void nx__shape_set_self(nx_shape_session *s, int v, nx__val x) {
-  if (s->logging && v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
   s->self[v] = x;
 }
 static inline void nx__shape_set_link_next(nx_shape_session *s, int i, int next) {
-  if (s->logging && i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
+  if (i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
   s->lk[i].next = next;
 }
 static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
-  if (s->logging && i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
+  if (i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
   return &s->lbs[i];
 }
-/* A pointer slot in the arena, about to change. */
-static inline void nx__shape_slot(nx_shape_session *s, void *slot) {
-  if (s->logging) nx__shape_log_slot(s, (void **)slot);
-}
+/* A field of an arena object (at most 8 bytes), about to change. */
+#define NX__LOG_FIELD(s, field) \
+  do { \
+    if ((s)->logging) nx__shape_log_bytes((s), &(field), sizeof(field)); \
+  } while (0)
 
 /* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */
 int nx__shape_lbound_new(nx_shape_session *s);

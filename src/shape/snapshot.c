@@ -60,12 +60,13 @@ void nx__shape_log(nx_shape_session *s, int kind, int index, const void *old) {
   }
 }
 
-void nx__shape_log_slot(nx_shape_session *s, void **slot) {
+void nx__shape_log_bytes(nx_shape_session *s, void *at, size_t n) {
   nx__undo *u = log_slot(s);
   if (!u) return;
-  u->kind = NX__U_SLOT;
-  u->p.slot = slot;
-  u->p.old = *slot;
+  u->kind = NX__U_BYTES;
+  u->b.at = at;
+  u->b.n = (unsigned char)n;
+  memcpy(u->b.old, at, n);
 }
 
 /* Undoes the log back to pos, the latest change first. */
@@ -78,7 +79,7 @@ static void undo_to(nx_shape_session *s, int pos) {
     case NX__U_SELF: s->self[u->index] = u->val; break;
     case NX__U_LINK: s->lk[u->index] = u->link; break;
     case NX__U_LBOUND: s->lbs[u->index] = u->lb; break;
-    default: *u->p.slot = u->p.old;
+    default: memcpy(u->b.at, u->b.old, u->b.n);
     }
   }
   s->nundo = pos;
@@ -118,6 +119,7 @@ static void set_watermarks(nx_shape_session *s) {
   if (!s->nsnaps) {
     s->logging = s->undo_lost = false;
     s->nundo = 0;
+    s->w_nvars = 0, s->w_nlk = s->w_nlbs = -1;
     return;
   }
   const struct nx_shape_session *w = &s->snaps[s->nsnaps - 1]->saved;

@@ -38,8 +38,6 @@ int nx__shape_solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage);
 const nx_row *nx__shape_row_glb(nx_shape_session *s, int w);
 
 /* ---- rank.c: the rank graph over row variables ---- */
-/* v's class root, and rank(v) - rank(root) in *off. */
-int nx__shape_rank_find(nx_shape_session *s, int v, int *off);
 /* Joins v's class with val's row variable's as v := val does. */
 int nx__shape_rank_union(nx_shape_session *s, int v, const nx_row *val, const nx__origin *o);
 /* Records rank(from) >= rank(to) + w; NX_EINVAL on a positive cycle. */

@@ -103,7 +103,7 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
       nx__var *e = NX__VAR(s, t->rows[k]->var);
       e->is_param = e->hidden_param = true;
     }
-    nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param,
+    nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param, .nrows = k, .t = t,
                   .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
     if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   }

@@ -28,6 +28,7 @@ struct nx_tensor {
   const char *label;
   const nx_row *rows[3];
   bool is_param;
+  unsigned char marks_off; /* NX_TENSOR_TERMINAL, NX_TENSOR_CLOSING: those that do not act */
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
 };
 

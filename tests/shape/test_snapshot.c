@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "../../src/base/alloc.h"
 
 static char *dump(nx_shape_session *s) {
   int64_t n = nx_shape_dump(s, NULL, 0);
@@ -54,7 +55,15 @@ static void step(nx_shape_session *s, pool *p, unsigned *seed) {
     const nx_dim *d = nx_tensor_spec_dim(a, "b");
     if (d) nx_tensor_set_dim(s, d, 1 + next(seed) % 4);
   } else if (next(seed) % 4 == 0) nx_shape_finish(s);
-  else nx_tensor_transpose(s, a, &t);
+  else if (next(seed) % 3 == 0) nx_tensor_set_marks(s, a, next(seed) % 4);
+  else if (next(seed) % 2 == 0) { /* rename two of a's and b's row variables, as made */
+    int ids[2] = {nx_row_var(nx_tensor_row(a, NX_AXIS_OUTPUT)), nx_row_var(nx_tensor_row(b, NX_AXIS_INPUT))};
+    nx_shape_renaming *r;
+    if (ids[0] > 0 && ids[1] > 0 && nx_shape_rename_new(s, ids, 2, &r) == 0) {
+      nx_shape_solve(s, 1);
+      nx_shape_rename_free(r);
+    }
+  } else nx_tensor_transpose(s, a, &t);
   if (rc == 0 && t && p->n < 64) p->t[p->n++] = t;
 }
 
@@ -140,7 +149,7 @@ static void mlp_restore(void) {
             nx_tensor_param(s, "b", "", "128", &b) == 0 && nx_tensor_compose(s, w, x, &m) == 0 &&
             nx_tensor_binary(s, "+", m, b, &h) == 0,
         "mlp: %s", nx_error_message());
-  char *a = dump(s), open[64];
+  char *a = dump(s), open[600];
   snprintf(open, sizeof open, "%s", shape_str(s, w, NX_SHAPE_STYLE_SIZE));
   nx_shape_snapshot *snap;
   CHECK(nx_shape_snapshot_take(s, &snap) == 0, "take");
@@ -221,7 +230,7 @@ static void id_ranges(void) {
   /* the same user calls after the trace give the ids of the session without it */
   nx_tensor *a, *b;
   CHECK(nx_tensor_term(s, NULL, "", NULL, "4", &a) == 0 && nx_tensor_term(ref, NULL, "", NULL, "4", &b) == 0, "user");
-  char sa[64], sb[64];
+  char sa[600], sb[600];
   snprintf(sa, sizeof sa, "%s", shape_str(s, a, NX_SHAPE_STYLE_SIZE));
   snprintf(sb, sizeof sb, "%s", shape_str(ref, b, NX_SHAPE_STYLE_SIZE));
   CHECK(!strcmp(sa, sb) && !strcmp(nx_tensor_label(a), nx_tensor_label(b)), "user ids: %s %s vs %s %s", sa,
@@ -286,7 +295,55 @@ static void lifetimes(void) {
   free(db);
 }
 
+/* Allocations failing while a snapshot is live: the k-th allocation of a
+   trace fails, for every k until a trace runs through. Restoring then gives
+   the snapshot's state back bit for bit, or, when a change could not be
+   logged, refuses with NX_ENOMEM (and the session stays usable). */
+static void alloc_failures(void) {
+  int restored = 0, refused = 0;
+  for (long k = 1; k < 100000; k++) {
+    nx_shape_session *s;
+    CHECK(nx_shape_session_new(&s) == 0, "session");
+    nx_tensor *x = NULL, *w = NULL, *b = NULL, *m = NULL, *h = NULL, *e = NULL;
+    CHECK(nx_tensor_term(s, "x", "8", "", "16", &x) == 0 && nx_tensor_param(s, "w", NULL, NULL, &w) == 0,
+          "before: %s", nx_error_message());
+    nx_shape_snapshot *snap;
+    CHECK(nx_shape_snapshot_take(s, &snap) == 0, "take");
+    char *at = dump(s);
+    nx__alloc_fail_at(k);
+    /* the trace: any call may fail for want of memory; those after go on */
+    nx_tensor_compose(s, w, x, &m);
+    nx_tensor_param(s, "b", "", "4", &b);
+    if (nx_tensor_binary(s, "+", m, b, &h) == 0) {
+      nx_tensor *args[2] = {h, x};
+      nx_tensor_einsum(s, "i;j=>ij", args, 2, &e);
+      int ids[1] = {nx_row_var(nx_tensor_row(h, NX_AXIS_BATCH))};
+      nx_shape_renaming *r;
+      if (ids[0] > 0 && nx_shape_rename_new(s, ids, 1, &r) == 0) nx_shape_rename_free(r);
+    }
+    nx_shape_finish(s);
+    long failed = nx__alloc_failed();
+    nx__alloc_fail_at(0);
+    int rc = nx_shape_snapshot_restore(s, snap);
+    CHECK(rc == 0 || rc == NX_ENOMEM, "restore after failure %ld: %d", k, rc);
+    if (rc == 0) {
+      char *after = dump(s);
+      CHECK(!strcmp(at, after), "allocation %ld failed: the restored state differs", k);
+      free(after);
+      restored++;
+    } else
+      refused++;
+    nx_shape_snapshot_free(snap);
+    free(at);
+    nx_shape_session_free(s);
+    if (!failed) break; /* the trace ran with no allocation failing */
+  }
+  CHECK(restored > 10, "%d restores after a failed allocation, %d refused", restored, refused);
+  printf("allocation failures: %d restores, %d refused\n", restored, refused);
+}
+
 int main(void) {
+  alloc_failures();
   mlp_restore();
   pending_restore();
   lifetimes();
