@@ -37,7 +37,7 @@ static bool update(nx_shape_session *s, nx_shape_ref *r, ref_state x) {
   ref_state *n = nx__shape_alloc(s, sizeof *n);
   if (!n) return false;
   *n = x;
-  nx__shape_slot(s, &r->st);
+  NX__LOG_FIELD(s, r->st);
   r->st = n;
   return true;
 }

@@ -71,7 +71,6 @@ NULL_ALLOWED = {
     ("nx_dim_conv", "kernel"): "nx_shape.h: NULL for a convolution without a kernel",
     ("nx_tensor_binary", "op"): "op only names the operation in traces",
     ("nx_tensor_ternary", "op"): "op only names the operation in traces",
-    ("nx_shape_snapshot_free", "snap"): "nx_shape.h: NULL is a no-op",
     ("nx_tensor_einsum_ex", "opt"): "nx_shape.h: NULL options are none",
     ("nx_tensor_param_fill", "input"): "nx_shape.h: NULL is a row to infer",
     ("nx_tensor_param_fill", "output"): "nx_shape.h: NULL is a row to infer",
