@@ -462,6 +462,26 @@ NX_API int nx_tensor_param(nx_shape_session *s, const char *label, const char *i
 NX_API int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch,
                           const char *input, const char *output, nx_tensor **t);
 
+/* nx_tensor_param_fill(s, label, total, input, output, &t) is a parameter
+   (as nx_tensor_param) that also holds `total` elements (its values are
+   given): one inferred dim or row of it is deduced from the product.
+   Fails as nx_tensor_param, and on total < 0. */
+NX_API int nx_tensor_param_fill(nx_shape_session *s, const char *label, int64_t total, const char *input,
+                                const char *output, nx_tensor **t);
+
+/* nx_tensor_of_spec(s, label, spec, is_param, total, &t) is a leaf (a
+   parameter if is_param) whose shape is an OCANNL shape spec, as
+   Shape.of_spec reads it: `batch|input->output` rows as in einsum specs,
+   where a number is an axis of that size, a label a dim variable (one per
+   name: nx_tensor_spec_dim(t, name) reads it), `l=5` an axis of size 5,
+   `...` and `..rho..` row variables, e.g. "3, ..rho.., 7" (3 anchored left,
+   7 right). total >= 0 also makes it hold total elements (a fill); -1
+   none. Fails with NX_EINVAL on a NULL argument, total < -1, a malformed
+   spec ("Invalid einsum spec at position N: ..."), a name used as a dim
+   and a row variable, or a shape error. */
+NX_API int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, bool is_param, int64_t total,
+                             nx_tensor **t);
+
 /* Pointwise operations: the result broadcasts the operands (res <= each
    operand, kind by kind). op names the operation in traces. */
 NX_API int nx_tensor_unary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor **t);
@@ -483,11 +503,16 @@ NX_API int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **t)
 /* nx_tensor_batch_slice(s, a, &t) drops a's leftmost batch axis. */
 NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **t);
 
+/* The most operands an einsum or a stack takes. */
+#define NX_SHAPE_MAX_OPERANDS 16
+
 /* nx_tensor_einsum(s, spec, args, n, &t) applies an OCANNL spec with n = 1
-   (a permute), 2 or 3 operands: "ab|cd->ef => cf|ae->db", "ab;bc=>ac". An
+   (a permute) to NX_SHAPE_MAX_OPERANDS operands: "ab|cd->ef => cf|ae->db",
+   "ab;bc=>ac", "ii; jj; kk; ll => ii^jj^kk^ll" (a block tensor). An
    axis is a letter, or, in multi-character mode (a spec holding any of
    , * + ^ & < or an '=' not in "=>"), a comma-separated identifier; a fixed
-   index (a run of digits), `stride*o+k`, `a^b`; `...` and `..r..` stand for
+   index (a run of digits), `stride*o+offset`, a convolution
+   `stride*o=+dilation*k` (`=` pads, `<` does not), `a^b`; `...` and `..r..` stand for
    row variables. Rows are equal to the spec's (no broadcasting). Labels and
    names may be of any length.
    Fails, without tainting the session, with "Invalid einsum spec ..."
@@ -496,6 +521,16 @@ NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **
    variable in spec: ..." if a name is both; on shape errors (tainting). */
 NX_API int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
                             nx_tensor **t);
+
+/* nx_tensor_stack(s, kind, args, n, &t) stacks the n operands (1 to
+   NX_SHAPE_MAX_OPERANDS) on a new leading axis of that kind, as OCANNL's
+   Operation.stack: each gains the axis by a fixed index 0, and the parts are
+   concatenated on it, so t's new axis has size n when each part's is 1.
+   Fails with NX_EINVAL on a NULL argument, n < 1 ("empty operands"), too
+   many operands, a bad kind, or a shape error of the einsums it applies
+   (as nx_tensor_einsum, named for this function). */
+NX_API int nx_tensor_stack(nx_shape_session *s, enum nx_axis_kind kind, nx_tensor *const *args, int n,
+                           nx_tensor **t);
 
 /* nx_tensor_spec_dim(t, label) is the dim variable that label stood for in
    the spec that made t (a capture), or NULL; nx_tensor_spec_row(t, name) is
@@ -517,6 +552,90 @@ NX_API int nx_tensor_set_row_total(nx_shape_session *s, const nx_row *r, int64_t
 /* nx_tensor_set_equal(s, a, b) makes a's and b's shapes equal, kind by
    kind, and solves at stage 1. Fails as nx_tensor_set_dim does. */
 NX_API int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b);
+
+/* ---- Delayed variable references ------------------------------------- */
+
+/* A reference to a spec label that an einsum binds later (OCANNL's
+   get_variable_ref): a dim label, or a row variable's name. Sizes set on it
+   before the binding are kept and applied when it comes. Owned by the
+   session. */
+typedef struct nx_shape_ref nx_shape_ref;
+
+/* nx_shape_ref_new(s, label) is a fresh, unbound reference to label.
+   NULL (message set) on a NULL argument or when memory runs out. */
+NX_API nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label);
+
+/* nx_shape_ref_label(r) is r's label; NULL, with the message set, for a
+   NULL r. */
+NX_API const char *nx_shape_ref_label(const nx_shape_ref *r);
+
+/* The padding of a convolution axis written without '=' or '<'. */
+enum nx_padding { NX_PADDING_UNSPECIFIED = 0, NX_PADDING_TRUE, NX_PADDING_FALSE };
+
+/* What nx_tensor_einsum_ex adds to a spec (zero-initialised: nothing).
+   values: the integer values of identifiers used as strides or dilations
+   (`stride*oh+kh` with stride = 2), as OCANNL's syntax extension
+   substitutes them. use_padding: for convolution axes without a marker
+   (OCANNL's `use_padding` argument); unspecified makes such an axis an
+   error. refs: references to bind to the spec's labels of their names. */
+typedef struct nx_einsum_options {
+  int nvalues;
+  const char *const *names;
+  const int64_t *values;
+  enum nx_padding use_padding;
+  int nrefs;
+  nx_shape_ref *const *refs;
+} nx_einsum_options;
+
+/* nx_tensor_einsum_ex(s, spec, opt, args, n, &t) is nx_tensor_einsum with
+   the options opt (NULL: none): identifier strides and dilations, the
+   padding of unmarked convolution axes, and references, each bound to the
+   dim or row variable its label names in spec (OCANNL's captured dims), a
+   size known on it applied (a dim's size, a row's total elements).
+   Fails as nx_tensor_einsum (its messages naming this function), with
+   "Invalid stride value (expected integer): x" for an identifier with no
+   value, "use_padding must be specified in convolution spec" for an
+   unmarked convolution axis without a default; with "Variable L not found
+   in environments for spec: ..." if a reference's label is in no operand
+   of spec (the einsum's constraints are then kept, t is not set); on a
+   shape error of a size applied. */
+NX_API int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                               nx_tensor *const *args, int n, nx_tensor **t);
+
+/* nx_shape_ref_value(s, r, &size) sets size to r's known size and returns
+   0, or returns NX_NONE: the size set on r, else its bound variable's
+   solution (a row's element count once closed and solved). Fails with
+   NX_EINVAL on a NULL argument. */
+NX_API int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size);
+
+/* nx_shape_ref_set_dim(s, r, size) is OCANNL's Shape.set_dim: the size of a
+   dim reference, the total elements of a row reference, kept until an
+   einsum binds an unbound one.
+   Fails with NX_EINVAL: "Cannot set dimension for variable reference with
+   label L" if r's known size differs, a negative size, a NULL argument, or
+   a shape error of applying it. */
+NX_API int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t size);
+
+/* nx_shape_ref_set_equal(s, a, b) is OCANNL's Shape.set_equal: with both
+   sizes known they must agree; with one known, the other is set to it;
+   else two bound dims (or two bound rows) are made equal.
+   Fails with NX_EINVAL: "Cannot set equal dimensions for variable
+   references with different values", "set_equal: insufficient information
+   between labels A and B" (one unbound, neither size known), a dim and a
+   row reference neither of known size (not supported), a NULL argument, or
+   a shape error. */
+NX_API int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b);
+
+/* nx_shape_ref_set_scale(s, factor, large, small) is OCANNL's
+   Shape.set_scale: large = factor * small, for dim references; decided at
+   once where sizes are known, else an equation with the affine dim
+   factor*small.
+   Fails with NX_EINVAL and OCANNL's messages: "factor must be >= 1",
+   "requires two dimension variables" (a row reference), "dimensions do not
+   satisfy d_large = factor * d_small", "solved dimension N for L is not
+   divisible by factor F", "insufficient information between labels"; a
+   NULL argument, or a shape error. */
+NX_API int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *large, nx_shape_ref *small);
 
 /* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
    solution with nx_shape_row_subst); nx_tensor_label(t) its label. NULL for
@@ -556,6 +675,74 @@ NX_API int nx_shape_finish(nx_shape_session *s);
    NUL. */
 NX_API int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_style style, char *buf,
                                size_t cap);
+
+/* ---- Projections: the loops of an einsum ------------------------------ */
+
+/* The projections of an operation, after OCANNL's derive_projections: an
+   iteration space of iterators (one per spec label, per axis a row variable
+   stands for, per `_`), and for the result and each operand, per axis in
+   memory layout order (batch, output, input), the index that axis reads at
+   a point of the space. Running every point of the space, reading each
+   operand at its indices and accumulating into the result at its indices,
+   computes the einsum. Owned by the session. */
+typedef struct nx_shape_proj nx_shape_proj;
+
+/* The most terms an index has: stride*over and dilation*kernel. */
+#define NX_SHAPE_INDEX_TERMS 2
+
+/* An axis's index: offset + sum of coeff[i] * iterator iter[i] over the
+   nterms terms (0 terms: a fixed index). A convolution with padding can
+   index before 0 or past the axis: such a point reads the padding (the
+   operation's neutral value). */
+typedef struct nx_shape_index {
+  int nterms;
+  int iter[NX_SHAPE_INDEX_TERMS];
+  int64_t coeff[NX_SHAPE_INDEX_TERMS];
+  int64_t offset;
+} nx_shape_index;
+
+/* Which shape of a projection: the result, or operand 0, 1, ... */
+#define NX_PROJ_RESULT (-1)
+
+/* nx_shape_projections(s, t, &p) derives the projections of the einsum (or
+   permute) that made t, from its spec and the current solution.
+   The result's iterators come first, in the order of its axes.
+   Fails with NX_EINVAL on a NULL argument, a tainted session, a t not made
+   by nx_tensor_einsum, a dim the operation reads not solved yet (call
+   nx_shape_finish first), or a concatenated axis (a block operation, whose
+   parts run as separate loops); NX_ENOMEM if memory runs out. */
+NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **p);
+
+/* nx_proj_iter_count(p) is the number of iterators; nx_proj_iter_size(p,
+   i) the size of iterator i; nx_proj_iter_label(p, i) the spec label it
+   stands for, or NULL for a row variable's axis or `_` (the message then
+   unchanged). Each fails on a NULL p or an i out of range: NX_EINVAL from
+   the count, -1 from the size, NULL from the label, the message set. */
+NX_API int nx_proj_iter_count(const nx_shape_proj *p);
+NX_API int64_t nx_proj_iter_size(const nx_shape_proj *p, int i);
+NX_API const char *nx_proj_iter_label(const nx_shape_proj *p, int i);
+
+/* nx_proj_operand_count(p) is the number of operands (the result is
+   NX_PROJ_RESULT); nx_proj_rank(p, which) the rank of shape `which`. They
+   fail on a NULL p or a which out of range: NX_EINVAL and -1, the message
+   set. */
+NX_API int nx_proj_operand_count(const nx_shape_proj *p);
+NX_API int nx_proj_rank(const nx_shape_proj *p, int which);
+
+/* nx_proj_axis(p, which, axis, &size, &index) sets the size of axis `axis`
+   (layout order) of shape `which` and its index (each out-parameter may be
+   NULL).
+   Fails with NX_EINVAL on a NULL p or which or axis out of range. */
+NX_API int nx_proj_axis(const nx_shape_proj *p, int which, int axis, int64_t *size, nx_shape_index *index);
+
+/* nx_proj_padding(p, which, axis, &left, &right): the padding the axis
+   needs around its elements: how far its index reaches before 0 (left)
+   and past its last element (right) over the whole space, and for a
+   convolution with `=` at least OCANNL's margins, floor(K/2) left and
+   ceil(K/2) right for a kernel of size K. 0 and 0 for an axis that stays in
+   range (every result axis, and every axis without padding). Each
+   out-parameter may be NULL. Fails as nx_proj_axis. */
+NX_API int nx_proj_padding(const nx_shape_proj *p, int which, int axis, int64_t *left, int64_t *right);
 
 #ifdef __cplusplus
 }

@@ -247,7 +247,10 @@ int nx_shape_finish(nx_shape_session *s) {
   if (!s) return nx__fail(NX_EINVAL, "nx_shape_finish: NULL session");
   int rc = nx__shape_solve_checked(s, "nx_shape_finish", 1);
   if (!rc && nx__shape_add_shape_rows(s)) return NOMEM("nx_shape_finish");
-  for (int stage = 2; stage <= 7 && !rc; stage++) rc = nx__shape_solve_checked(s, "nx_shape_finish", stage);
+  for (int stage = 2; stage <= 7 && !rc; stage++) {
+    if (stage == 6 && nx__shape_guess_discardable(s)) return NOMEM("nx_shape_finish");
+    rc = nx__shape_solve_checked(s, "nx_shape_finish", stage);
+  }
   if (rc) return rc;
   if (s->deferred.nlive) {
     nx__cons first = nx__shape_hold_cons(s, &s->deferred, nx__shape_hold_first(&s->deferred));

@@ -4,7 +4,10 @@
      shape   := [row '|'] [row '->'] row     (batch | input -> output)
      row     := axis*  with at most one row variable ('...' or '..name..')
      axis    := atom ('^' atom)*              (concatenation)
-     atom    := label | digits (fixed index) | '_' | [n '*'] label ['+' k]
+     atom    := label | digits (fixed index) | '_' | affine
+     affine  := [c '*'] label [pad] ['+' k] ['+' [c '*'] label]
+   (multi-character mode; c a number or an identifier whose value the
+   options give, pad '=' or '<'; a second label is a convolution's kernel)
    A spec is in multi-character mode when it holds any of , * + ^ & < or an
    '=' that does not begin "=>" (OCANNL's lexer's trigger): then axes are
    comma-separated identifiers (a letter, then letters, digits and '_'),
@@ -25,6 +28,8 @@ typedef struct {
   bool commas;
   nx__spec_env *env;
   int kind;
+  const nx_einsum_options *opt; /* NULL: no identifier values, padding unspecified */
+  bool leaf; /* a leaf's shape spec: a number is a size, not a fixed index */
 } parser;
 
 static int fail(parser *q, const char *p, const char *what) {
@@ -98,9 +103,132 @@ static int number(parser *q, int64_t *out) {
 static int fresh_fixed(parser *q, int64_t i, const nx_dim **out) {
   int v = nx__shape_new_var(q->s, false, NULL);
   if (v < 0) return v;
+  nx__spec_env *e = q->env;
+  int caps = e->caps_f;
+  if (env_grow((void ***)&e->fixed_var, e->nfixed, &caps, q->s, sizeof(int)) ||
+      env_grow((void ***)&e->fixed_idx, e->nfixed, &e->caps_f, q->s, sizeof(int64_t)))
+    return NX_ENOMEM;
+  e->fixed_var[e->nfixed] = v;
+  e->fixed_idx[e->nfixed++] = i;
   *out = nx__shape_dim_var(q->s, v);
   nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = *out, .n = i + 1};
   return nx__shape_push(q->s, &q->s->pending, &c);
+}
+
+/* The length of the identifier at q->p: in multi-character mode a letter
+   then letters, digits and '_'; otherwise one letter. 0 if none. */
+static size_t ident(const parser *q) {
+  const char *p = q->p;
+  if (p >= q->end || !isalpha((unsigned char)*p)) return 0;
+  if (!q->commas) return 1;
+  while (p < q->end && ident_char(*p)) p++;
+  return (size_t)(p - q->p);
+}
+
+/* A stride or dilation written as an identifier: its value from the
+   options, as OCANNL's syntax extension substitutes it. */
+static int ident_value(parser *q, const char *st, size_t len, const char *what, int64_t *out) {
+  const nx_einsum_options *o = q->opt;
+  for (int i = 0; o && i < o->nvalues; i++)
+    if (o->names && o->names[i] && strlen(o->names[i]) == len && !strncmp(o->names[i], st, len)) {
+      *out = o->values[i];
+      return 0;
+    }
+  char msg[160];
+  snprintf(msg, sizeof msg, "Invalid %s value (expected integer): %.*s", what, (int)(len > 64 ? 64 : len), st);
+  return fail(q, st, msg);
+}
+
+/* A coefficient before '*' (a number or an identifier with a value), if
+   one is there: *has says whether it was. */
+static int coefficient(parser *q, const char *what, int64_t *out, bool *has) {
+  const char *st = q->p;
+  size_t len = ident(q);
+  int rc;
+  *has = false;
+  if (len) q->p += len;
+  else if (q->p < q->end && isdigit((unsigned char)*q->p)) {
+    if ((rc = number(q, out))) return rc;
+  } else return 0;
+  skip(q);
+  if (q->p < q->end && *q->p == '*') {
+    q->p++;
+    skip(q);
+    *has = true;
+    return len ? ident_value(q, st, len, what, out) : 0;
+  }
+  q->p = st; /* not a coefficient: read it again as what it is */
+  return 0;
+}
+
+/* A label at q->p, as the dim variable it names. */
+static int label_at(parser *q, const char *what, const nx_dim **out) {
+  size_t len = ident(q);
+  if (!len) return fail(q, q->p, what);
+  *out = label_dim(q, q->p, len);
+  q->p += len;
+  skip(q);
+  return *out ? 0 : NX_ENOMEM;
+}
+
+/* OCANNL's affine axis, in multi-character mode:
+     [stride '*'] over [pad] ['+' offset] ['+' [dilation '*'] kernel]
+   where stride and dilation are numbers or identifiers with values, pad is
+   '=' (use padding) or '<' (none), and a kernel makes it a convolution,
+   whose padding must be given (by the marker or the options). A bare label
+   is the label itself. */
+static int affine_axis(parser *q, const nx_dim **out) {
+  const char *st = q->p;
+  int64_t stride = 1, offset = 0, dilation = 1;
+  bool has_stride, has_dilation, has_offset = false;
+  int pad = NX_PADDING_UNSPECIFIED, rc;
+  const nx_dim *over = NULL, *kernel = NULL;
+  if ((rc = coefficient(q, "stride", &stride, &has_stride))) return rc;
+  if ((rc = label_at(q, has_stride ? "expected a label after '*'" : "expected an axis", &over))) return rc;
+  const char *pad_at = q->p;
+  if (q->leaf && !has_stride && q->p + 1 < q->end && *q->p == '=' && isdigit((unsigned char)q->p[1])) {
+    q->p++; /* OCANNL's `l=5` in a leaf: the size 5 (the label is a name, not a basis) */
+    int64_t size = 0;
+    if ((rc = number(q, &size))) return rc;
+    *out = nx__shape_dim_solved(q->s, size, NX_BASIS_DEFAULT);
+    return *out ? 0 : NX_ENOMEM;
+  }
+  if (q->p < q->end && (*q->p == '=' || *q->p == '<')) {
+    pad = *q->p++ == '=' ? NX_PADDING_TRUE : NX_PADDING_FALSE;
+    skip(q);
+  }
+  if (q->p < q->end && *q->p == '+') {
+    q->p++;
+    skip(q);
+    if (q->p < q->end && isdigit((unsigned char)*q->p)) {
+      const char *num = q->p;
+      if ((rc = number(q, &offset))) return rc;
+      skip(q);
+      if (q->p < q->end && *q->p == '*') { /* a dilation, not an offset */
+        q->p = num;
+        offset = 0;
+      } else {
+        has_offset = true;
+        if (q->p < q->end && *q->p == '+') {
+          q->p++;
+          skip(q);
+        } else goto made;
+      }
+    }
+    if ((rc = coefficient(q, "dilation", &dilation, &has_dilation))) return rc;
+    if ((rc = label_at(q, "expected a kernel label or an offset after '+'", &kernel))) return rc;
+  }
+made:
+  if (stride < 1) return fail(q, st, "stride must be at least 1");
+  if (kernel && dilation < 1) return fail(q, st, "dilation must be at least 1");
+  if (!kernel && pad != NX_PADDING_UNSPECIFIED) return fail(q, pad_at, "a padding marker without a kernel");
+  if (kernel && pad == NX_PADDING_UNSPECIFIED && q->opt) pad = q->opt->use_padding;
+  if (kernel && pad == NX_PADDING_UNSPECIFIED)
+    return fail(q, st, "use_padding must be specified in convolution spec (use = for true, < for false)");
+  if (kernel) *out = nx_dim_conv(q->s, stride, over, offset, dilation, kernel, pad == NX_PADDING_TRUE);
+  else if (has_stride || has_offset) *out = nx_dim_affine(q->s, stride, over, offset);
+  else *out = over;
+  return *out ? 0 : NX_ENOMEM;
 }
 
 static int atom(parser *q, const nx_dim **out) {
@@ -110,31 +238,6 @@ static int atom(parser *q, const nx_dim **out) {
   char c = *q->p;
   int64_t n = 0;
   int rc;
-  if (isdigit((unsigned char)c)) {
-    if ((rc = number(q, &n))) return rc;
-    skip(q);
-    if (q->commas && q->p < q->end && *q->p == '*') { /* stride*label[+offset] */
-      q->p++;
-      skip(q);
-      const char *l = q->p;
-      while (q->p < q->end && ident_char(*q->p) && !(l == q->p && isdigit((unsigned char)*q->p))) q->p++;
-      if (l == q->p) return fail(q, l, "expected a label after '*'");
-      const nx_dim *over = label_dim(q, l, (size_t)(q->p - l));
-      int64_t k = 0;
-      skip(q);
-      if (q->p < q->end && *q->p == '+') {
-        q->p++;
-        skip(q);
-        if (q->p >= q->end || !isdigit((unsigned char)*q->p)) return fail(q, q->p, "expected an offset after '+'");
-        if ((rc = number(q, &k))) return rc;
-      }
-      if (n < 1) return fail(q, st, "stride must be at least 1");
-      *out = over ? nx_dim_affine(q->s, n, over, k) : NULL;
-      return *out ? 0 : NX_ENOMEM;
-    }
-    if (n == INT64_MAX) return fail(q, st, "fixed index too large"); /* its axis would need n + 1 */
-    return fresh_fixed(q, n, out);
-  }
   if (c == '_' && (!q->commas || q->p + 1 >= q->end || !ident_char(q->p[1]))) {
     q->p++;
     int v = nx__shape_new_var(q->s, false, NULL);
@@ -142,22 +245,26 @@ static int atom(parser *q, const nx_dim **out) {
     *out = nx__shape_dim_var(q->s, v);
     return 0;
   }
-  if (!isalpha((unsigned char)c)) return fail(q, st, "unexpected character");
-  if (q->commas)
-    while (q->p < q->end && ident_char(*q->p)) q->p++;
-  else q->p++;
-  const nx_dim *d = label_dim(q, st, (size_t)(q->p - st));
-  if (!d) return NX_ENOMEM;
-  skip(q);
-  if (q->commas && q->p < q->end && *q->p == '+') { /* label+offset */
-    q->p++;
-    skip(q);
-    if (q->p >= q->end || !isdigit((unsigned char)*q->p)) return fail(q, q->p, "expected an offset after '+'");
-    if ((rc = number(q, &n))) return rc;
-    d = nx_dim_affine(q->s, 1, d, n);
+  if (q->commas && (isalnum((unsigned char)c))) {
+    /* a number not followed by '*' is a fixed index */
+    const char *p = q->p;
+    while (p < q->end && isdigit((unsigned char)*p)) p++;
+    while (p < q->end && isspace((unsigned char)*p)) p++;
+    if (!isdigit((unsigned char)c) || (p < q->end && *p == '*')) return affine_axis(q, out);
   }
-  *out = d;
-  return d ? 0 : NX_ENOMEM;
+  if (isdigit((unsigned char)c)) {
+    if ((rc = number(q, &n))) return rc;
+    if (q->leaf) { /* a size */
+      *out = nx__shape_dim_solved(q->s, n, NX_BASIS_DEFAULT);
+      return *out ? 0 : NX_ENOMEM;
+    }
+    if (n == INT64_MAX) return fail(q, st, "fixed index too large"); /* its axis would need n + 1 */
+    return fresh_fixed(q, n, out);
+  }
+  if (!isalpha((unsigned char)c)) return fail(q, st, "unexpected character");
+  q->p++;
+  *out = label_dim(q, st, 1);
+  return *out ? 0 : NX_ENOMEM;
 }
 
 static int axis(parser *q, const nx_dim **out) {
@@ -259,20 +366,27 @@ static int name_clash(parser *q) {
   return 0;
 }
 
-int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out) {
-  parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec)};
+/* Refuses bytes outside printable ASCII and whitespace. */
+static bool check_chars(parser *q, const char *spec, const char *end, int *rc) {
+  for (const char *p = spec; p < end; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c >= 0x80 || (c < 0x20 && !isspace(c))) return *rc = fail(q, p, "unexpected character"), false;
+  }
+  return true;
+}
+
+int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_options *opt, nx__spec_env *env,
+                         nx__spec *out) {
+  parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec), .opt = opt};
   const char *end = spec + strlen(spec), *arrow = find(spec, end, "=>");
   if (!arrow) return fail(&q, end, "missing '=>'");
   if (find(arrow + 2, end, "=>")) return fail(&q, find(arrow + 2, end, "=>"), "a second '=>'");
-  for (const char *p = spec; p < end; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c >= 0x80 || (c < 0x20 && !isspace(c))) return fail(&q, p, "unexpected character");
-  }
-  int n = 0, rc;
+  int n = 0, rc = 0;
+  if (!check_chars(&q, spec, end, &rc)) return rc;
   const char *b = spec;
   for (;;) {
     const char *semi = find(b, arrow, ";"), *e = semi ? semi : arrow;
-    if (n == 3) return fail(&q, b, "more than three operands");
+    if (n == NX_SHAPE_MAX_OPERANDS) return fail(&q, b, "more operands than NX_SHAPE_MAX_OPERANDS");
     if ((rc = shape(&q, b, e, out->rows[n]))) return rc;
     n++;
     if (!semi) break;
@@ -280,7 +394,20 @@ int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *en
   }
   if (find(arrow + 2, end, ";")) return fail(&q, find(arrow + 2, end, ";"), "';' in the result");
   out->noperands = n;
-  if ((rc = shape(&q, arrow + 2, end, out->rows[3]))) return rc;
+  if ((rc = shape(&q, arrow + 2, end, out->rows[NX_SHAPE_MAX_OPERANDS]))) return rc;
+  return name_clash(&q);
+}
+
+/* A shape spec without '=>', whose numbers are sizes (OCANNL's
+   Shape.of_spec). */
+int nx__shape_leaf_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, const nx_row **rows) {
+  parser q = {.s = s, .spec = spec, .env = env, .commas = multichar(spec), .leaf = true};
+  const char *end = spec + strlen(spec);
+  int rc = 0;
+  if (!check_chars(&q, spec, end, &rc)) return rc;
+  if (find(spec, end, "=>")) return fail(&q, find(spec, end, "=>"), "'=>' in a leaf's shape spec");
+  if (find(spec, end, ";")) return fail(&q, find(spec, end, ";"), "';' in a leaf's shape spec");
+  if ((rc = shape(&q, spec, end, rows))) return rc;
   return name_clash(&q);
 }
 

@@ -130,20 +130,61 @@ int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, c
   return rc ? rc : finish_op(s, "nx_tensor_param", t, out);
 }
 
+/* The total-elements constraint of a fill: t's rows, in layout order, hold
+   total elements. */
+static int total_elems(nx_shape_session *s, const char *fn, nx_tensor *t, int64_t total) {
+  const nx_row **rows = nx__shape_alloc(s, 3 * sizeof *rows);
+  if (!rows) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  rows[0] = t->rows[NX_AXIS_BATCH], rows[1] = t->rows[NX_AXIS_OUTPUT], rows[2] = t->rows[NX_AXIS_INPUT];
+  nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
+                .o = origin(s, "total elements", t, NX_AXIS_OUTPUT, t, NX_AXIS_OUTPUT)};
+  return nx__shape_push(s, &s->pending, &c) ? nx__fail(NX_ENOMEM, "%s: out of memory", fn) : 0;
+}
+
 int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch, const char *input,
                    const char *output, nx_tensor **out) {
   CHECK_ARGS("nx_tensor_fill", total >= 0);
   const char *axes[3] = {batch, input, output};
   nx_tensor *t;
   int rc = leaf(s, "nx_tensor_fill", label, false, axes, out, &t);
+  if (!rc) rc = total_elems(s, "nx_tensor_fill", t, total);
   if (rc) return rc;
-  const nx_row **rows = nx__shape_alloc(s, 3 * sizeof *rows);
-  if (!rows) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
-  rows[0] = t->rows[NX_AXIS_BATCH], rows[1] = t->rows[NX_AXIS_OUTPUT], rows[2] = t->rows[NX_AXIS_INPUT];
-  nx__cons c = {.kind = NX__C_TOTAL, .rows = rows, .nrows = 3, .n = total,
-                .o = origin(s, "total elements", t, NX_AXIS_OUTPUT, t, NX_AXIS_OUTPUT)};
-  if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "nx_tensor_fill: out of memory");
   return finish_op(s, "nx_tensor_fill", t, out);
+}
+
+int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, bool is_param, int64_t total,
+                      nx_tensor **out) {
+  static const char *fn = "nx_tensor_of_spec";
+  CHECK_ARGS(fn, spec && total >= -1);
+  nx_tensor *t = node(s, label);
+  if (!t || !(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  t->is_param = is_param;
+  const nx_row *rows[3];
+  int rc = nx__shape_leaf_parse(s, spec, t->env, rows);
+  if (rc == NX_ENOMEM) return nx__fail(rc, "%s: out of memory", fn);
+  if (rc) return nx__fail(rc, "%s: %s", fn, s->err);
+  for (int k = 0; k < 3; k++) {
+    t->rows[k] = rows[k];
+    if (is_param && rows[k]->var) {
+      nx__var *e = NX__VAR(s, rows[k]->var);
+      e->is_param = e->hidden_param = true;
+    }
+    nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = rows[k], .is_param = is_param,
+                  .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
+    if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  }
+  if (total >= 0 && (rc = total_elems(s, fn, t, total))) return rc;
+  return finish_op(s, fn, t, out);
+}
+
+int nx_tensor_param_fill(nx_shape_session *s, const char *label, int64_t total, const char *input, const char *output,
+                         nx_tensor **out) {
+  CHECK_ARGS("nx_tensor_param_fill", total >= 0);
+  const char *axes[3] = {"", input, output};
+  nx_tensor *t;
+  int rc = leaf(s, "nx_tensor_param_fill", label, true, axes, out, &t);
+  if (!rc) rc = total_elems(s, "nx_tensor_param_fill", t, total);
+  return rc ? rc : finish_op(s, "nx_tensor_param_fill", t, out);
 }
 
 static int pointwise(nx_shape_session *s, const char *fn, const char *op, nx_tensor *const *args, int n,
@@ -226,33 +267,60 @@ int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
   return finish_op(s, "nx_tensor_batch_slice", t, out);
 }
 
-static const char *count_word(int n) { return n == 1 ? "one argument" : n == 2 ? "two arguments" : "three arguments"; }
+/* OCANNL's wording for the operand count of a spec. */
+static void count_words(int n, char *buf, size_t cap) {
+  static const char *const words[] = {"one argument", "two arguments", "three arguments"};
+  if (n >= 1 && n <= 3) snprintf(buf, cap, "%s", words[n - 1]);
+  else snprintf(buf, cap, "%d arguments", n);
+}
 
-int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_einsum", spec && args && n >= 1 && n <= 3);
+int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
+                     nx_tensor *const *args, int n, nx_tensor **out) {
+  if (n < 1 || n > NX_SHAPE_MAX_OPERANDS)
+    return nx__fail(NX_EINVAL, "%s: %d operands, not 1 to %d", fn, n, NX_SHAPE_MAX_OPERANDS);
+  CHECK_ARGS(fn, spec && args);
   for (int i = 0; i < n; i++)
-    if (!args[i]) return nx__fail(NX_EINVAL, "nx_tensor_einsum: operand %d is NULL", i);
+    if (!args[i]) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
   nx_tensor *t = op_node(s, n == 1 ? "permute" : "einsum");
-  if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+  if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   nx__spec sp;
   int pending = s->pending.n;
-  if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
-  int rc = nx__shape_spec_parse(s, spec, t->env, &sp);
-  if (!rc && sp.noperands != n) rc = nx__shape_error(s, NULL, "Invalid einsum spec (expected %s): %s", count_word(n), spec);
+  if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  int rc = nx__shape_spec_parse(s, spec, opt, t->env, &sp);
+  char words[32];
+  count_words(n, words, sizeof words);
+  if (!rc && sp.noperands != n) rc = nx__shape_error(s, NULL, "Invalid einsum spec (expected %s): %s", words, spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
-    return rc == NX_ENOMEM ? nx__fail(rc, "nx_tensor_einsum: out of memory") : nx__fail(rc, "nx_tensor_einsum: %s", s->err);
+    return rc == NX_ENOMEM ? nx__fail(rc, "%s: out of memory", fn) : nx__fail(rc, "%s: %s", fn, s->err);
   }
+  t->env->nshapes = n + 1;
+  if (!(t->env->shape_rows = nx__shape_alloc(s, (size_t)(n + 1) * sizeof *t->env->shape_rows)))
+    return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  for (int i = 0; i < n; i++) memcpy(t->env->shape_rows[i], sp.rows[i], sizeof sp.rows[i]);
+  memcpy(t->env->shape_rows[n], sp.rows[NX_SHAPE_MAX_OPERANDS], sizeof sp.rows[0]);
   const char *op = t->label;
   for (int k = 0; k < 3; k++) {
-    if (eq(s, op, t, k, sp.rows[3][k], t, k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+    if (eq(s, op, t, k, sp.rows[NX_SHAPE_MAX_OPERANDS][k], t, k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
     mark(s, t->rows[k], false);
     for (int i = 0; i < n; i++) {
       mark(s, args[i]->rows[k], false);
-      if (eq(s, op, args[i], k, sp.rows[i][k], args[i], k)) return nx__fail(NX_ENOMEM, "nx_tensor_einsum: out of memory");
+      if (eq(s, op, args[i], k, sp.rows[i][k], args[i], k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
     }
   }
-  return finish_op(s, "nx_tensor_einsum", t, out);
+  return finish_op(s, fn, t, out);
+}
+
+int nx__shape_fail_as(const char *fn, int rc) {
+  if (!rc) return 0;
+  char msg[1024];
+  const char *m = nx_error_message(), *p = strstr(m, ": ");
+  snprintf(msg, sizeof msg, "%s", p ? p + 2 : m);
+  return nx__fail(rc, "%s: %s", fn, msg);
+}
+
+int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
+  return nx__shape_einsum(s, "nx_tensor_einsum", spec, NULL, args, n, out);
 }
 
 const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label) {

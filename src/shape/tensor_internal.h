@@ -13,6 +13,14 @@ typedef struct nx__spec_env {
   const char **row_names;
   const nx_row **rows;
   int caps_d, caps_r;
+  /* The spec's rows of each shape, operands first and the result last
+     (kept for projections), and its fixed indices: the variables the
+     parser made for them and their values. */
+  int nshapes;
+  const nx_row *(*shape_rows)[3];
+  int nfixed, caps_f;
+  int *fixed_var;
+  int64_t *fixed_idx;
 } nx__spec_env;
 
 struct nx_tensor {
@@ -33,12 +41,25 @@ nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label);
    constraints of fixed indices are added to the session's pending list. */
 typedef struct nx__spec {
   int noperands;
-  const nx_row *rows[4][3];
+  const nx_row *rows[NX_SHAPE_MAX_OPERANDS + 1][3];
 } nx__spec;
 
-/* nx__shape_spec_parse(s, spec, &env, &out) parses an einsum or permute spec.
+/* nx__shape_spec_parse(s, spec, opt, &env, &out) parses an einsum or
+   permute spec, its identifier strides and unmarked padding from opt
+   (NULL: none).
    Returns 0, or NX_EINVAL with s->err naming the position. */
-int nx__shape_spec_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, nx__spec *out);
+int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_options *opt, nx__spec_env *env,
+                         nx__spec *out);
+
+/* nx__shape_leaf_parse(s, spec, &env, rows): a leaf's shape spec (no '=>';
+   numbers are sizes, `l=5` is 5) into its three rows. Returns 0, or
+   NX_EINVAL with s->err naming the position. */
+int nx__shape_leaf_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, const nx_row **rows);
+
+/* nx__shape_einsum(s, fn, spec, opt, args, n, &t) is nx_tensor_einsum with
+   options, its failures naming fn. */
+int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
+                     nx_tensor *const *args, int n, nx_tensor **out);
 
 /* nx__shape_axes_parse(s, text, &row): a comma-separated axis list as a closed row. */
 int nx__shape_axes_parse(nx_shape_session *s, const char *text, const nx_row **row);
@@ -51,5 +72,14 @@ const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *
 void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c);
 /* Holds an interior mark for every row of every tensor: 0 or NX_ENOMEM. */
 int nx__shape_add_shape_rows(nx_shape_session *s);
+
+/* nx__shape_guess_discardable(s): before stage 6, the equations that
+   guess 0 for the discardable parts of every einsum's concatenations still
+   unconstrained (block.c), added to the pending list. */
+int nx__shape_guess_discardable(nx_shape_session *s);
+
+/* nx__shape_fail_as(fn, rc): rc, its message (set by the public function
+   that failed) now naming fn instead; 0 for 0. */
+int nx__shape_fail_as(const char *fn, int rc);
 
 #endif

@@ -19,6 +19,8 @@ static const char *corpus[] = {
     "2*o+1, k => o", "a^b => ab", "a,b^c,d => d,a", "..x..|..y..->..z.. => ..z..", "_ => _",
     "=>", "", "a", "a=>", "=>a", "a;b;c;d=>a", "......=>", "..r", "...r..=>", "a|b|c=>", "a->b->c=>",
     "1*a+99999999999999999999=>a", "a,,b=>a", "a, => a", ",=>,", "|->=>|->", "9;9;9=>9",
+    "o=+k; k => o", "2*o<+3*k; k => o", "s*o<+d*k; k => o", "o+k => o", "2*o=+1+k, c; k, c => o",
+    "o<+2*k; k => o", "i^j => i", "ii; jj; kk; ll => ii^jj^kk^ll", "o= => o", "o<+ => o",
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -43,7 +45,7 @@ static void one(const char *data, size_t n) {
 }
 
 int main(void) {
-  const char alphabet[] = "abcijkor.,;|->=>^*+_0123 456789xyz";
+  const char alphabet[] = "abcijkor.,;|-<>=>^*+_0123 456789xyz";
   int ncorpus = (int)(sizeof corpus / sizeof *corpus);
   for (int i = 0; i < ncorpus; i++) one(corpus[i], strlen(corpus[i]));
   char buf[64];

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Delayed variable references, as OCANNL's Shape.get_variable_ref,
+   set_dim, set_equal and set_scale: a reference is a label that an einsum
+   later binds to the dim or row variable of that name in its spec. A size
+   set before the binding is kept and applied when it comes; relations
+   between references are decided eagerly where the sizes are known (with
+   OCANNL's errors), and otherwise become constraints on the bound
+   variables. A reference's known size is the one set on it or its bound
+   variable's solution, as OCANNL's solved_dim, which it refreshes after
+   each propagation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tensor_internal.h"
+
+enum { UNSET, DIM, ROW };
+
+/* A reference's state is immutable, replaced whole on a change through the
+   snapshots' log (nx__shape_slot), so restoring a snapshot restores it. */
+typedef struct {
+  int kind;
+  const nx_dim *dim;
+  const nx_row *row;
+  bool has_size;
+  int64_t size;
+} ref_state;
+
+struct nx_shape_ref {
+  const char *label;
+  const ref_state *st;
+};
+
+static const ref_state unset;
+
+/* Replaces r's state by x; false when memory runs out. */
+static bool update(nx_shape_session *s, nx_shape_ref *r, ref_state x) {
+  ref_state *n = nx__shape_alloc(s, sizeof *n);
+  if (!n) return false;
+  *n = x;
+  NX__LOG_FIELD(s, r->st);
+  r->st = n;
+  return true;
+}
+
+nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label) {
+  if (!s || !label) return nx__fail(NX_EINVAL, "nx_shape_ref_new: %s is NULL", s ? "the label" : "the session"), NULL;
+  nx_shape_ref *r = nx__shape_alloc(s, sizeof *r);
+  if (!r || !(r->label = nx__shape_strdup(s, label))) return nx__fail(NX_ENOMEM, "nx_shape_ref_new: out of memory"), NULL;
+  r->st = &unset;
+  return r;
+}
+
+const char *nx_shape_ref_label(const nx_shape_ref *r) {
+  return r ? r->label : (nx__fail(NX_EINVAL, "nx_shape_ref_label: the reference is NULL"), NULL);
+}
+
+/* The element count of a closed row all of whose dims are solved; false
+   otherwise (or past int64). */
+static bool row_total(nx_shape_session *s, const nx_row *r, int64_t *out) {
+  const nx_row *x = nx_shape_row_subst(s, r);
+  if (!x || nx_row_var(x)) return false;
+  int64_t n = 1;
+  for (int i = 0; i < nx_row_beg_count(x) + nx_row_dims_count(x); i++) {
+    int64_t d = 0;
+    const nx_dim *dim = i < nx_row_beg_count(x) ? nx_row_beg_dim(x, i) : nx_row_dim(x, i - nx_row_beg_count(x));
+    if (nx_shape_dim_value(s, dim, &d, NULL) || __builtin_mul_overflow(n, d, &n)) return false;
+  }
+  *out = n;
+  return true;
+}
+
+/* r's known size: set on it, or its bound variable's solution. */
+static bool known(nx_shape_session *s, const nx_shape_ref *r, int64_t *out) {
+  if (r->st->has_size) return *out = r->st->size, true;
+  if (r->st->kind == DIM) return nx_shape_dim_value(s, r->st->dim, out, NULL) == 0;
+  if (r->st->kind == ROW) return row_total(s, r->st->row, out);
+  return false;
+}
+
+int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size) {
+  if (!s || !r || !size) return nx__fail(NX_EINVAL, "nx_shape_ref_value: NULL argument");
+  return known(s, r, size) ? 0 : NX_NONE;
+}
+
+/* Applies size n to r's bound variable (a dim's size, a row's total). */
+static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n) {
+  int rc = r->st->kind == DIM ? nx_tensor_set_dim(s, r->st->dim, n) : r->st->kind == ROW ? nx_tensor_set_row_total(s, r->st->row, n) : 0;
+  return nx__shape_fail_as(fn, rc);
+}
+
+/* As OCANNL's set_dim, only a size set before is checked here: one the
+   solver found is checked by the solver, in its words. */
+static int set_dim(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n) {
+  if (n < 0) return nx__fail(NX_EINVAL, "%s: size %lld of reference %s is negative", fn, (long long)n, r->label);
+  if (r->st->has_size) {
+    if (r->st->size == n) return 0;
+    return nx__fail(NX_EINVAL, "%s: Cannot set dimension for variable reference with label %s (%lld vs %lld)", fn,
+                    r->label, (long long)r->st->size, (long long)n);
+  }
+  ref_state x = *r->st;
+  x.has_size = true;
+  x.size = n;
+  if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  return apply(s, fn, r, n);
+}
+
+int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t size) {
+  if (!s || !r) return nx__fail(NX_EINVAL, "nx_shape_ref_set_dim: NULL argument");
+  return set_dim(s, "nx_shape_ref_set_dim", r, size);
+}
+
+static const nx_row *row_of(const nx_shape_ref *r) { return r->st->row; }
+
+int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b) {
+  static const char *fn = "nx_shape_ref_set_equal";
+  if (!s || !a || !b) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+  int64_t x = 0, y = 0;
+  bool ka = known(s, a, &x), kb = known(s, b, &y);
+  if (ka && kb) {
+    if (x == y) return 0;
+    return nx__fail(NX_EINVAL, "%s: Cannot set equal dimensions for variable references with different values (%s = "
+                    "%lld, %s = %lld)", fn, a->label, (long long)x, b->label, (long long)y);
+  }
+  if (ka) return set_dim(s, fn, b, x);
+  if (kb) return set_dim(s, fn, a, y);
+  if (a->st->kind == UNSET || b->st->kind == UNSET)
+    return nx__fail(NX_EINVAL, "%s: set_equal: insufficient information between labels %s and %s", fn, a->label,
+                    b->label);
+  int rc;
+  if (a->st->kind == DIM && b->st->kind == DIM) rc = nx_shape_add_dim_eq(s, a->st->dim, b->st->dim, NULL);
+  else if (a->st->kind == ROW && b->st->kind == ROW) rc = nx_shape_add_row_eq(s, row_of(a), row_of(b), NULL);
+  else
+    return nx__fail(NX_EINVAL, "%s: a dimension and a row reference (%s, %s) neither of known size: not supported",
+                    fn, a->label, b->label);
+  if (!rc) rc = nx_shape_solve(s, 1);
+  return nx__shape_fail_as(fn, rc);
+}
+
+int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *large, nx_shape_ref *small) {
+  static const char *fn = "nx_shape_ref_set_scale";
+  if (!s || !large || !small) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+  if (factor < 1) return nx__fail(NX_EINVAL, "%s: Shape.set_scale: factor must be >= 1, got %lld", fn, (long long)factor);
+  if (large->st->kind == ROW || small->st->kind == ROW)
+    return nx__fail(NX_EINVAL, "%s: Shape.set_scale: requires two dimension variables; got at least one row variable "
+                    "(labels %s, %s)", fn, large->label, small->label);
+  if (factor == 1) return nx_shape_ref_set_equal(s, large, small);
+  int64_t l = 0, m = 0;
+  bool kl = known(s, large, &l), km = known(s, small, &m);
+  if (kl && km) {
+    if (!__builtin_mul_overflow(factor, m, &m) && l == m) return 0;
+    return nx__fail(NX_EINVAL, "%s: Shape.set_scale: dimensions do not satisfy d_large = factor * d_small", fn);
+  }
+  if (kl) {
+    if (l % factor)
+      return nx__fail(NX_EINVAL, "%s: Shape.set_scale: solved dimension %lld for %s is not divisible by factor %lld", fn,
+                      (long long)l, large->label, (long long)factor);
+    return set_dim(s, fn, small, l / factor);
+  }
+  if (km) {
+    if (__builtin_mul_overflow(factor, m, &m)) return nx__fail(NX_EINVAL, "%s: %lld times a size past int64", fn, (long long)factor);
+    return set_dim(s, fn, large, m);
+  }
+  if (large->st->kind == UNSET || small->st->kind == UNSET)
+    return nx__fail(NX_EINVAL, "%s: Shape.set_scale: insufficient information between labels %s and %s", fn,
+                    large->label, small->label);
+  const nx_dim *scaled = nx_dim_affine(s, factor, small->st->dim, 0);
+  int rc = scaled ? nx_shape_add_dim_eq(s, large->st->dim, scaled, NULL) : NX_ENOMEM;
+  if (!rc) rc = nx_shape_solve(s, 1);
+  return nx__shape_fail_as(fn, rc);
+}
+
+int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                        nx_tensor *const *args, int n, nx_tensor **out) {
+  static const char *fn = "nx_tensor_einsum_ex";
+  int nrefs = opt ? opt->nrefs : 0;
+  if (!s || !out || (nrefs && !opt->refs) || nrefs < 0 || (opt && opt->nvalues && (!opt->names || !opt->values)))
+    return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+  for (int i = 0; i < nrefs; i++)
+    if (!opt->refs[i]) return nx__fail(NX_EINVAL, "%s: reference %d is NULL", fn, i);
+  nx_tensor *t;
+  int rc = nx__shape_einsum(s, fn, spec, opt, args, n, &t);
+  if (rc) return rc;
+  for (int i = 0; i < nrefs; i++) {
+    nx_shape_ref *r = opt->refs[i];
+    int64_t size = 0;
+    bool k = known(s, r, &size);
+    const nx_dim *d = nx_tensor_spec_dim(t, r->label);
+    const nx_row *row = d ? NULL : nx_tensor_spec_row(t, r->label);
+    if (!d && !row)
+      return nx__fail(NX_EINVAL, "%s: Variable %s not found in environments for spec: %s", fn, r->label, spec);
+    ref_state x = *r->st;
+    x.kind = d ? DIM : ROW;
+    x.dim = d;
+    x.row = row;
+    if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+    if (k && (rc = apply(s, fn, r, size))) return rc;
+  }
+  *out = t;
+  return 0;
+}

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Projections (nx_shape_projections): einsums computed by their projections
+   alone, on small integer arrays, against loops written out by hand here;
+   with --dump, each case's operands and result are printed for
+   test_proj_numpy.py, which checks them against numpy's einsum. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+
+#define MAXOP 4
+#define MAXEL 4096
+
+typedef struct {
+  const char *source; /* where the case comes from */
+  const char *spec;
+  int n;
+  const char *rows[MAXOP][3]; /* batch, input, output of each operand */
+  const char *numpy;          /* the same computation in numpy, over A0, A1, ... */
+  const char *shape;          /* the result's shape (SIZE style) */
+} pcase;
+
+static const pcase cases[] = {
+    {"matrix product", "ij;jk=>ik", 2, {{"", "", "2,3"}, {"", "", "3,4"}}, "np.einsum('ij,jk->ik', A0, A1)", "2,4"},
+    {"kinds permuted", "b|i->o => o|b->i", 1, {{"2", "3", "4"}}, "np.einsum('boi->oib', A0)", "4|2->3"},
+    {"diagonal", "ii => i", 1, {{"", "", "3,3"}}, "np.einsum('ii->i', A0)", "3"},
+    {"a row variable reordered", "...ab => ba...", 1, {{"", "", "2,3,4,5"}}, "np.einsum('xyab->baxy', A0)",
+     "5,4,2,3"},
+    {"a row variable contracted", "a..r..;..r..b=>ab", 2, {{"", "", "2,3,4"}, {"", "", "3,4,5"}},
+     "np.einsum('ars,rsb->ab', A0, A1)", "2,5"},
+    {"three operands", "ij;jk;kl=>il", 3, {{"", "", "2,3"}, {"", "", "3,2"}, {"", "", "2,4"}},
+     "np.einsum('ij,jk,kl->il', A0, A1, A2)", "2,4"},
+    {"a sum to a scalar", "ij => ", 1, {{"", "", "3,4"}}, "np.einsum('ij->', A0)", ""},
+    {"a fixed index", "i1 => i", 1, {{"", "", "3,2"}}, "A0[:, 1]", "3"},
+    {"batched matrix product", "...|ij;...|jk=>...|ik", 2, {{"2", "", "3,2"}, {"2", "", "2,4"}},
+     "np.einsum('bij,bjk->bik', A0, A1)", "2|3,4"},
+    {"an outer product", "i;j=>ij", 2, {{"", "", "3"}, {"", "", "4"}}, "np.einsum('i,j->ij', A0, A1)", "3,4"},
+    {"input and output", "i->o;o->p => i->p", 2, {{"", "2", "3"}, {"", "3", "4"}},
+     "np.einsum('oi,po->pi', A0, A1)", "2->4"},
+    {"a strided axis", "2*o => o", 1, {{"", "", "6"}}, "A0[::2]", "3"},
+    {"a valid convolution", "o<+k; k => o", 2, {{"", "", "5"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(A0, 3), A1)", "3"},
+    {"a strided valid convolution", "2*o<+k; k => o", 2, {{"", "", "7"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(A0, 3)[::2], A1)", "3"},
+    {"a dilated valid convolution", "o<+2*k; k => o", 2, {{"", "", "7"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(A0, 5)[:, ::2], A1)", "3"},
+    {"a padded convolution", "o=+k; k => o", 2, {{"", "", "5"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3), A1)", "5"},
+    {"a strided padded convolution", "2*o=+k; k => o", 2, {{"", "", "6"}, {"", "", "3"}},
+     "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3)[::2][:3], A1)", "3"},
+    {"a 2-d convolution with channels (Nn_blocks.conv2d without padding)",
+     "oh<+kh, ow<+kw, ic; kh, kw, ic -> oc => oh, ow, oc", 2, {{"", "", "5,4,2"}, {"", "3,2,2", "3"}},
+     "np.einsum('abcde,odec->abo', sliding_window_view(A0, (3, 2), axis=(0, 1)), A1)", "3,3,3"},
+    {"an einsum of four operands", "ij;jk;kl;lm=>im", 4, {{"", "", "2,3"}, {"", "", "3,2"}, {"", "", "2,2"}, {"", "", "2,3"}},
+     "np.einsum('ij,jk,kl,lm->im', A0, A1, A2, A3)", "2,3"},
+};
+
+static int64_t value_at(int op, int64_t i) { return (i * 7 + op * 5 + 3) % 11 - 5; }
+
+/* Runs the space of p: every point reads each operand at its indices (a
+   point outside an operand reads the padding 0) and adds the product into
+   the result at its indices. Returns 0, or -1 if an index is out of the
+   result. */
+static int run_proj(const nx_shape_proj *p, double *const *ops, double *res, int64_t nres) {
+  int ni = nx_proj_iter_count(p), nops = nx_proj_operand_count(p);
+  int64_t it[64] = {0};
+  for (int64_t i = 0; i < nres; i++) res[i] = 0;
+  for (int i = 0; i < ni; i++)
+    if (nx_proj_iter_size(p, i) == 0) return 0;
+  for (;;) {
+    double prod = 1;
+    int64_t ro = 0;
+    bool inside = true;
+    for (int w = NX_PROJ_RESULT; w < nops && inside; w++) {
+      int64_t off = 0;
+      for (int a = 0; a < nx_proj_rank(p, w); a++) {
+        int64_t size, x;
+        nx_shape_index ix;
+        nx_proj_axis(p, w, a, &size, &ix);
+        x = ix.offset;
+        for (int t = 0; t < ix.nterms; t++) x += ix.coeff[t] * it[ix.iter[t]];
+        if (x < 0 || x >= size) {
+          if (w == NX_PROJ_RESULT) return -1;
+          inside = false;
+          break;
+        }
+        off = off * size + x;
+      }
+      if (w == NX_PROJ_RESULT) ro = off;
+      else if (inside) prod *= ops[w][off];
+    }
+    if (inside) res[ro] += prod;
+    int k = ni - 1;
+    while (k >= 0 && ++it[k] == nx_proj_iter_size(p, k)) it[k--] = 0;
+    if (k < 0) return 0;
+  }
+}
+
+static int64_t elems(const nx_shape_proj *p, int w) {
+  int64_t n = 1, size;
+  for (int a = 0; a < nx_proj_rank(p, w); a++) n *= nx_proj_axis(p, w, a, &size, NULL) ? 0 : size;
+  return n;
+}
+
+static void print_array(const char *tag, const nx_shape_proj *p, int w, const double *v) {
+  printf("%s %d", tag, nx_proj_rank(p, w));
+  for (int a = 0; a < nx_proj_rank(p, w); a++) {
+    int64_t size;
+    nx_proj_axis(p, w, a, &size, NULL);
+    printf(" %lld", (long long)size);
+  }
+  printf(" :");
+  for (int64_t i = 0; i < elems(p, w); i++) printf(" %.17g", v[i]);
+  printf("\n");
+}
+
+/* Builds case c, derives its projections and computes the result into res
+   (the operands into ops); returns the projections, or NULL. */
+static const nx_shape_proj *compute(nx_shape_session *s, const pcase *c, double *ops[MAXOP], double *res,
+                                    int64_t *nres) {
+  nx_tensor *args[MAXOP], *t;
+  for (int i = 0; i < c->n; i++)
+    CHECK(nx_tensor_term(s, NULL, c->rows[i][0], c->rows[i][1], c->rows[i][2], &args[i]) == 0, "%s: operand %d: %s",
+          c->source, i, nx_error_message());
+  int rc = nx_tensor_einsum(s, c->spec, args, c->n, &t);
+  CHECK(rc == 0, "%s: einsum: %s", c->source, nx_error_message());
+  if (rc || nx_shape_finish(s)) return NULL;
+  CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape), "%s: shape %s, expected %s", c->source,
+        shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape);
+  const nx_shape_proj *p;
+  rc = nx_shape_projections(s, t, &p);
+  CHECK(rc == 0, "%s: projections: %s", c->source, nx_error_message());
+  if (rc) return NULL;
+  CHECK(nx_proj_operand_count(p) == c->n, "%s: %d operands", c->source, nx_proj_operand_count(p));
+  for (int i = 0; i < c->n; i++) {
+    int64_t n = elems(p, i);
+    ops[i] = malloc((size_t)(n ? n : 1) * sizeof(double));
+    for (int64_t j = 0; j < n; j++) ops[i][j] = (double)value_at(i, j);
+  }
+  *nres = elems(p, NX_PROJ_RESULT);
+  CHECK(*nres <= MAXEL && run_proj(p, ops, res, *nres) == 0, "%s: a result index out of range", c->source);
+  return p;
+}
+
+static int dump(void) {
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nx_shape_session *s;
+    double *ops[MAXOP] = {0}, res[MAXEL];
+    int64_t nres;
+    if (nx_shape_session_new(&s)) return 1;
+    const nx_shape_proj *p = compute(s, &cases[i], ops, res, &nres);
+    if (!p) return 1;
+    printf("case %s\n", cases[i].numpy);
+    for (int j = 0; j < cases[i].n; j++) print_array("op", p, j, ops[j]);
+    print_array("res", p, NX_PROJ_RESULT, res);
+    for (int j = 0; j < cases[i].n; j++) free(ops[j]);
+    nx_shape_session_free(s);
+  }
+  return check_failures ? 1 : 0;
+}
+
+/* The same computations written as loops, independent of the projections. */
+static void by_hand(size_t i, double *const *A, double *R) {
+  switch (i) {
+  case 0:
+    for (int a = 0; a < 2; a++)
+      for (int k = 0; k < 4; k++) {
+        R[a * 4 + k] = 0;
+        for (int j = 0; j < 3; j++) R[a * 4 + k] += A[0][a * 3 + j] * A[1][j * 4 + k];
+      }
+    break;
+  case 2:
+    for (int a = 0; a < 3; a++) R[a] = A[0][a * 3 + a];
+    break;
+  case 7:
+    for (int a = 0; a < 3; a++) R[a] = A[0][a * 2 + 1];
+    break;
+  case 11:
+    for (int o = 0; o < 3; o++) R[o] = A[0][2 * o];
+    break;
+  }
+}
+
+/* OCANNL's parses of affine and convolution axes (test_conv_syntax.ml,
+   test_einsum_parser.ml), read back through the projections: each spec's
+   first operand axis `axis` (layout order) must index as the sum of the
+   terms (label:coefficient) plus offset. OCANNL prints the parsed
+   structure; here a small einsum holding the axis is inferred and its
+   index read. pad: the padding of unmarked convolution axes. */
+typedef struct {
+  const char *source, *spec;
+  enum nx_padding pad;
+  const char *rows[2][3];
+  int axis;
+  const char *terms; /* "o:2,k:3" */
+  int64_t offset;
+  const char *shape; /* the result's */
+} parse_case;
+
+static const parse_case parses[] = {
+    {"test_conv_syntax.ml test_conv_parsing Test 1: '2*o+3*k'", "2*o+3*k; k => o", NX_PADDING_FALSE,
+     {{"", "", "9"}, {"", "", "3"}}, 0, "o:2,k:3", 0, "2"},
+    {"test_conv_syntax.ml test_conv_parsing Test 2: 'o+k'", "o+k; k => o", NX_PADDING_FALSE,
+     {{"", "", "5"}, {"", "", "3"}}, 0, "o:1,k:1", 0, "3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 3: 'a, 2*b+c'", "a, 2*b+c; c => a, b", NX_PADDING_FALSE,
+     {{"", "", "2,7"}, {"", "", "3"}}, 1, "b:2,c:1", 0, "2,3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 4: 'i, o+k, j'", "i, o+k, j; k => i, o, j", NX_PADDING_FALSE,
+     {{"", "", "2,5,3"}, {"", "", "2"}}, 1, "o:1,k:1", 0, "2,4,3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 5: 'a+bc'", "a+bc; bc => a", NX_PADDING_FALSE,
+     {{"", "", "4"}, {"", "", "2"}}, 0, "a:1,bc:1", 0, "3"},
+    {"test_conv_syntax.ml test_conv_parsing Test 6: 'i, j -> 2*i+j'", "i, j -> 2*i+j => i, j", NX_PADDING_FALSE,
+     {{"", "3,2", "6"}}, 0, "i:2,j:1", 0, "3,2"},
+    {"test_conv_syntax.ml test_conv_parsing Test 7: 'batch|input->3*output+1*kernel,'",
+     "batch|input->3*output+1*kernel,; kernel => output", NX_PADDING_FALSE, {{"2", "3", "8"}, {"", "", "2"}}, 1,
+     "output:3,kernel:1", 0, "3"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 1: '2*output'", "2*output => output",
+     NX_PADDING_UNSPECIFIED, {{"", "", "6"}}, 0, "output:2", 0, "3"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 2: '3*i'", "3*i => i", NX_PADDING_UNSPECIFIED,
+     {{"", "", "9"}}, 0, "i:3", 0, "3"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 3: 'input -> 2*output'",
+     "input -> 2*output => input -> output", NX_PADDING_UNSPECIFIED, {{"", "2", "8"}}, 0, "output:2", 0, "2->4"},
+    {"test_conv_syntax.ml test_strided_iteration_parsing Test 4: 'regular, 3*strided'",
+     "regular, 3*strided => regular, strided", NX_PADDING_UNSPECIFIED, {{"", "", "2,9"}}, 1, "strided:3", 0, "2,3"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 1: 'o=+k'", "o=+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "5"}, {"", "", "3"}}, 0, "o:1,k:1", -1, "5"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 2: 'o<+k'", "o<+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "5"}, {"", "", "3"}}, 0, "o:1,k:1", 0, "3"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 3: '2*o=+k'", "2*o=+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "6"}, {"", "", "3"}}, 0, "o:2,k:1", -1, "3"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 4: 'o<+3*k'", "o<+3*k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "7"}, {"", "", "2"}}, 0, "o:1,k:3", 0, "4"},
+    {"test_conv_syntax.ml test_use_padding_syntax Test 5: '2*o=+3*k'", "2*o=+3*k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "6"}, {"", "", "3"}}, 0, "o:2,k:3", -1, "3"},
+    {"an offset and a kernel: '2*o<+1+k'", "2*o<+1+k; k => o", NX_PADDING_UNSPECIFIED,
+     {{"", "", "7"}, {"", "", "3"}}, 0, "o:2,k:1", 1, "3"},
+    {"identifier stride and dilation (OCANNL's syntax extension): 's*o<+d*k'", "s*o<+d*k; k => o",
+     NX_PADDING_UNSPECIFIED, {{"", "", "9"}, {"", "", "3"}}, 0, "o:2,k:2", 0, "3"},
+};
+
+static void check_parses(void) {
+  static const char *const names[] = {"s", "d"};
+  static const int64_t values[] = {2, 2};
+  for (size_t i = 0; i < sizeof parses / sizeof *parses; i++) {
+    const parse_case *c = &parses[i];
+    nx_shape_session *s;
+    nx_tensor *args[2], *t;
+    int n = c->rows[1][2] ? 2 : 1;
+    CHECK(nx_shape_session_new(&s) == 0, "session");
+    for (int j = 0; j < n; j++) CHECK(nx_tensor_term(s, NULL, c->rows[j][0], c->rows[j][1], c->rows[j][2], &args[j]) == 0, "term");
+    nx_einsum_options o = {.use_padding = c->pad, .nvalues = 2, .names = names, .values = values};
+    int rc = nx_tensor_einsum_ex(s, c->spec, &o, args, n, &t);
+    CHECK(rc == 0, "%s: %s", c->source, nx_error_message());
+    const nx_shape_proj *p = NULL;
+    if (!rc) CHECK(nx_shape_finish(s) == 0 && nx_shape_projections(s, t, &p) == 0, "%s: %s", c->source, nx_error_message());
+    if (p) {
+      CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape), "%s: shape %s, expected %s", c->source,
+            shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape);
+      nx_shape_index ix;
+      CHECK(nx_proj_axis(p, 0, c->axis, NULL, &ix) == 0, "%s: axis", c->source);
+      char got[128] = "";
+      for (int k = 0; k < ix.nterms; k++) {
+        const char *l = nx_proj_iter_label(p, ix.iter[k]);
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s:%lld", k ? "," : "", l ? l : "?",
+                 (long long)ix.coeff[k]);
+      }
+      CHECK(!strcmp(got, c->terms) && ix.offset == c->offset, "%s: index %s%+lld, expected %s%+lld", c->source, got,
+            (long long)ix.offset, c->terms, (long long)c->offset);
+    }
+    nx_shape_session_free(s);
+  }
+}
+
+/* test_conv_padding.ml test_conv2d_stride_with_padding prints the input's
+   padded dims "6+3x6+3x1": a 3-wide kernel with '=' pads one left, two
+   right (OCANNL's margins), on a 6x6 input at stride 2. */
+static void check_padding(void) {
+  nx_shape_session *s;
+  nx_tensor *args[2], *t;
+  const nx_shape_proj *p = NULL;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "6,6,1", &args[0]) == 0 &&
+            nx_tensor_param(s, "kernel", NULL, NULL, &args[1]) == 0,
+        "session");
+  static const char *const names[] = {"stride"};
+  static const int64_t values[] = {2};
+  nx_einsum_options o = {.use_padding = NX_PADDING_TRUE, .nvalues = 1, .names = names, .values = values};
+  CHECK(nx_tensor_einsum_ex(s, "... | stride*oh+kh, stride*ow+kw, ..ic..; kh, kw, ..ic.. -> ..oc.. => ... | oh, ow, ..oc..",
+                            &o, args, 2, &t) == 0,
+        "conv2d: %s", nx_error_message());
+  CHECK(nx_tensor_set_dim(s, nx_tensor_spec_dim(t, "kh"), 3) == 0 && nx_tensor_set_dim(s, nx_tensor_spec_dim(t, "kw"), 3) == 0 &&
+            nx_tensor_set_row_total(s, nx_tensor_spec_row(t, "oc"), 4) == 0 && nx_shape_finish(s) == 0 &&
+            nx_shape_projections(s, t, &p) == 0,
+        "conv2d: %s", nx_error_message());
+  for (int a = 0; p && a < 3; a++) {
+    int64_t l = -1, r = -1, size;
+    CHECK(nx_proj_padding(p, 0, a, &l, &r) == 0 && nx_proj_axis(p, 0, a, &size, NULL) == 0, "padding");
+    CHECK(a < 2 ? size == 6 && l == 1 && r == 2 : size == 1 && l == 0 && r == 0,
+          "input axis %d: %lld+%lld+%lld, expected OCANNL's 6+3 (1 left, 2 right) or 1", a, (long long)l, (long long)size,
+          (long long)r);
+  }
+  for (int a = 0; p && a < 3; a++) {
+    int64_t l = -1, r = -1;
+    CHECK(nx_proj_padding(p, NX_PROJ_RESULT, a, &l, &r) == 0 && l == 0 && r == 0, "result axis %d padded", a);
+  }
+  nx_shape_session_free(s);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--dump")) return dump();
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nx_shape_session *s;
+    double *ops[MAXOP] = {0}, res[MAXEL], want[MAXEL];
+    int64_t nres = 0;
+    CHECK(nx_shape_session_new(&s) == 0, "session");
+    const nx_shape_proj *p = compute(s, &cases[i], ops, res, &nres);
+    if (p && (i == 0 || i == 2 || i == 7 || i == 11)) {
+      by_hand(i, ops, want);
+      for (int64_t j = 0; j < nres; j++)
+        CHECK(res[j] == want[j], "%s: element %lld is %g, by hand %g", cases[i].source, (long long)j, res[j], want[j]);
+    }
+    if (p && i == 0) { /* the result's iterators first: i, k, then j */
+      CHECK(nx_proj_iter_count(p) == 3 && nx_proj_iter_size(p, 0) == 2 && nx_proj_iter_size(p, 1) == 4 &&
+                nx_proj_iter_size(p, 2) == 3 && !strcmp(nx_proj_iter_label(p, 2), "j"),
+            "matrix product: iterators");
+    }
+    for (int j = 0; j < MAXOP; j++) free(ops[j]);
+    nx_shape_session_free(s);
+  }
+  check_parses();
+  check_padding();
+  /* Refusals. */
+  nx_shape_session *s;
+  nx_tensor *x, *y;
+  const nx_shape_proj *p;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "x", "", "", "2,3", &x) == 0, "session");
+  CHECK(nx_shape_projections(s, x, &p) == NX_EINVAL && has(nx_error_message(), "not made by nx_tensor_einsum"),
+        "a leaf: %s", nx_error_message());
+  CHECK(nx_tensor_einsum(s, "ij => ji", &x, 1, &y) == 0, "permute");
+  nx_tensor *z;
+  CHECK(nx_tensor_param(s, "w", NULL, NULL, &z) == 0 && nx_tensor_einsum(s, "ab => ba", &z, 1, &y) == 0, "param");
+  CHECK(nx_shape_projections(s, y, &p) == NX_EINVAL && has(nx_error_message(), "not solved yet"), "unsolved: %s",
+        nx_error_message());
+  CHECK(nx_shape_projections(NULL, y, &p) == NX_EINVAL && nx_shape_projections(s, NULL, &p) == NX_EINVAL &&
+            nx_shape_projections(s, y, NULL) == NX_EINVAL,
+        "NULL arguments");
+  CHECK(nx_proj_iter_size(NULL, 0) == -1 && nx_proj_rank(NULL, 0) == -1 && nx_proj_axis(NULL, 0, 0, NULL, NULL) ==
+            NX_EINVAL, "NULL projections");
+  nx_shape_session_free(s);
+  return check_done();
+}
