@@ -156,7 +156,7 @@ int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, 
                       nx_tensor **out) {
   static const char *fn = "nx_tensor_of_spec";
   CHECK_ARGS(fn, spec && total >= -1);
-  nx_tensor *t = node(s, label);
+  nx_tensor *t = nx__shape_tensor_node(s, label);
   if (!t || !(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   t->is_param = is_param;
   const nx_row *rows[3];

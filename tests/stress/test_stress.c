@@ -6,7 +6,7 @@
    door: nx_add and nx_mul on host arrays over the shared buffers (read
    while other threads fill, donate and free them) and on their own arrays
    on an OpenCL device (the device kernels), while one test device is lost
-   part-way. Invariants:
+   at a random moment by a random fault. Invariants:
    - a refused claim answers a refusal for some operand, and every answer
      is one of the four;
    - every failure is a negative status with a message; fills and waits on
@@ -295,12 +295,21 @@ int main(void) {
   }
   pthread_t th[MAX_THREADS];
   for (int k = 0; k < nthreads; k++) pthread_create(&th[k], NULL, worker, (void *)(uintptr_t)(k + 1));
-  struct timespec half = {(time_t)(secs / 2), (long)((secs / 2 - (time_t)(secs / 2)) * 1e9)};
-  nanosleep(&half, NULL);
-  /* The lossy device fails at its next work: every wait on it settles. */
-  TCHECK(nx_test_device_fail(lossy, NX_FAULT_WHILE_RUNNING) == 0, "nx_test_device_fail: %s", nx_error_message());
+  /* The lossy device is lost at a random moment of the middle half of the
+     run, by a random fault (at a submission, while work runs, or at a
+     wait): every wait on it settles. NX_STRESS_SEED repeats a run. */
+  uint64_t seed = getenv("NX_STRESS_SEED") ? strtoull(getenv("NX_STRESS_SEED"), NULL, 0) : (uint64_t)time(NULL);
+  uint64_t st = seed;
+  double at = secs * (0.25 + 0.5 * (double)(splitmix64_next(&st) >> 11) / 9007199254740992.0);
+  static const int faults[3] = {NX_FAULT_AT_SUBMIT, NX_FAULT_WHILE_RUNNING, NX_FAULT_AT_WAIT};
+  static const char *const fault_names[3] = {"at a submission", "while work runs", "at a wait"};
+  int fault = (int)(splitmix64_next(&st) % 3);
+  struct timespec before = {(time_t)at, (long)((at - (time_t)at) * 1e9)};
+  struct timespec after = {(time_t)(secs - at), (long)((secs - at - (time_t)(secs - at)) * 1e9)};
+  nanosleep(&before, NULL);
+  TCHECK(nx_test_device_fail(lossy, faults[fault]) == 0, "nx_test_device_fail: %s", nx_error_message());
   atomic_store(&lossy_lost, true);
-  nanosleep(&half, NULL);
+  nanosleep(&after, NULL);
   atomic_store(&stop, true);
   for (int k = 0; k < nthreads; k++) pthread_join(th[k], NULL);
   /* No claim left behind: every live shared buffer can be held. */
@@ -314,8 +323,9 @@ int main(void) {
         "every kind of operation ran");
   printf("%d threads for %.0f s: %ld claims granted, %ld refused, %ld donations, %ld frees, %ld fills, %ld round trips checked, "
          "%ld host kernels over shared buffers checked, %ld OpenCL kernels checked, %ld failures each with a message; "
-         "lossy device lost: %s\n",
+         "lossy device lost %s after %.1f s: %s (NX_STRESS_SEED=%llu)\n",
          nthreads, secs, (long)n_claims, (long)n_refused, (long)n_donated, (long)n_freed, (long)n_fills, (long)n_trips,
-         (long)n_kernels, (long)n_ocl_kernels, (long)n_failures, nx_device_lost(lossy) ? "yes" : "no");
+         (long)n_kernels, (long)n_ocl_kernels, (long)n_failures, fault_names[fault], at,
+         nx_device_lost(lossy) ? "yes" : "no", (unsigned long long)seed);
   return check_done();
 }
