@@ -152,10 +152,10 @@ static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) {
     reason_of(msg, o->reason, sizeof o->reason);
   }
   if (!o->failed_at) {
-    for (int i = 0; i < 6; i++) snprintf(o->shapes[o->nshapes++], 96, "%s", shape_str(s, leaves[i], NX_SHAPE_STYLE_SIZE));
-    for (int i = 0; i < 3; i++) snprintf(o->shapes[o->nshapes++], 96, "%s", shape_str(s, shared[i], NX_SHAPE_STYLE_SIZE));
+    for (int i = 0; i < 6; i++) snprintf(o->shapes[o->nshapes++], 96, "%.95s", shape_str(s, leaves[i], NX_SHAPE_STYLE_SIZE));
+    for (int i = 0; i < 3; i++) snprintf(o->shapes[o->nshapes++], 96, "%.95s", shape_str(s, shared[i], NX_SHAPE_STYLE_SIZE));
     for (int a = 0; a < 2; a++)
-      for (int j = 0; j < b.nres; j++) snprintf(o->shapes[o->nshapes++], 96, "%s", shape_str(s, res[a][j], NX_SHAPE_STYLE_SIZE));
+      for (int j = 0; j < b.nres; j++) snprintf(o->shapes[o->nshapes++], 96, "%.95s", shape_str(s, res[a][j], NX_SHAPE_STYLE_SIZE));
   }
   nx_scheme_free(sc);
 done:
