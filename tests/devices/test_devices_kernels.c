@@ -419,6 +419,9 @@ int main(int argc, char **argv) {
     return skip(reason);
   }
 #endif
+#ifndef NX_TEST_CUDA
+  if (!NX_TEST_OPENCL_BUILT) return skip(NX_TEST_NO_OPENCL_REASON);
+#endif
   if (nx_rig_find(PREFIX ":0", &d0)) return skip("no OpenCL device (PoCL: POCL_DEVICES=\"pthread pthread\")");
   if (nx_rig_find(PREFIX ":1", &d1)) d1 = NULL;
   printf("%s: %s\n", nx_device_name(d0), nx_device_description(d0));
