@@ -228,6 +228,14 @@ NX_API int nx_shape_add_at_least(nx_shape_session *s, const nx_dim *d, int64_t n
 /* The concatenation of the n rows has `total` elements. */
 NX_API int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int n, int64_t total,
                                     const nx_shape_origin *o);
+/* The concatenation of the n rows has as many elements as d is long (OCANNL's
+   total-elements constraint with a variable numerator, which relating a dim
+   and a row reference makes): from stage 2 a solved d is a total of that
+   many elements, and rows closed with solved dims solve d as their product;
+   at stage 6 rows whose dims are solved close their row variables empty, d
+   taking the product. Closing never guesses d itself. */
+NX_API int nx_shape_add_total_dim(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *d,
+                                  const nx_shape_origin *o);
 /* The concatenation of the n rows is exactly the ndims dims. */
 NX_API int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims,
                               int ndims, const nx_shape_origin *o);
@@ -320,7 +328,8 @@ enum nx_shape_constraint_kind {
   NX_SHAPE_EXACT,        /* rows are exactly dims */
   NX_SHAPE_TERMINAL_DIM, /* a leaf's dim a */
   NX_SHAPE_TERMINAL_ROW, /* a leaf's row ra */
-  NX_SHAPE_SHAPE_ROW     /* an interior row ra */
+  NX_SHAPE_SHAPE_ROW,    /* an interior row ra */
+  NX_SHAPE_TOTAL_DIM     /* rows hold as many elements as dim a is long */
 };
 
 /* One constraint, its dims and rows as given (read them under the solution
@@ -330,9 +339,9 @@ typedef struct nx_shape_constraint {
   enum nx_shape_constraint_kind kind;
   enum nx_shape_constraint_state state; /* nx_shape_add_constraint ignores it */
   bool is_param;                        /* terminal marks: of a parameter */
-  const nx_dim *a, *b;                  /* dim constraints; at least and terminal dim: a */
+  const nx_dim *a, *b;                  /* dim constraints; at least, terminal dim and total dim: a */
   const nx_row *ra, *rb;                /* row constraints; row marks: ra */
-  const nx_row *const *rows;            /* total, exact */
+  const nx_row *const *rows;            /* total, total dim, exact */
   int nrows;
   const nx_dim *const *dims; /* exact */
   int ndims;
@@ -618,12 +627,14 @@ NX_API int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t si
 
 /* nx_shape_ref_set_equal(s, a, b) is OCANNL's Shape.set_equal: with both
    sizes known they must agree; with one known, the other is set to it;
-   else two bound dims (or two bound rows) are made equal.
+   else two bound dims (or two bound rows) are made equal, and a bound dim
+   and a bound row are related as OCANNL relates them: the row holds as
+   many elements as the dim is long (nx_shape_add_total_dim; decided from
+   stage 2, so by nx_shape_finish).
    Fails with NX_EINVAL: "Cannot set equal dimensions for variable
    references with different values", "set_equal: insufficient information
-   between labels A and B" (one unbound, neither size known), a dim and a
-   row reference neither of known size (not supported), a NULL argument, or
-   a shape error. */
+   between labels A and B" (one unbound, neither size known), a NULL
+   argument, or a shape error. */
 NX_API int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b);
 
 /* nx_shape_ref_set_scale(s, factor, large, small) is OCANNL's
@@ -693,12 +704,20 @@ typedef struct nx_shape_proj nx_shape_proj;
 /* An axis's index: offset + sum of coeff[i] * iterator iter[i] over the
    nterms terms (0 terms: a fixed index). A convolution with padding can
    index before 0 or past the axis: such a point reads the padding (the
-   operation's neutral value). */
+   operation's neutral value).
+   A concatenated axis (nparts > 0, nterms 0) indexes by its parts: with
+   the iterator parts[j] active (see nx_proj_iter_group), its index is
+   part_offset[j] + parts[j] (part_offset[j]: the sizes of the parts before
+   j); at a point where none of its parts is active, the shape holding it
+   takes no part. parts and part_offset are owned by the projections. */
 typedef struct nx_shape_index {
   int nterms;
   int iter[NX_SHAPE_INDEX_TERMS];
   int64_t coeff[NX_SHAPE_INDEX_TERMS];
   int64_t offset;
+  int nparts;
+  const int *parts;
+  const int64_t *part_offset;
 } nx_shape_index;
 
 /* Which shape of a projection: the result, or operand 0, 1, ... */
@@ -709,8 +728,9 @@ typedef struct nx_shape_index {
    The result's iterators come first, in the order of its axes.
    Fails with NX_EINVAL on a NULL argument, a tainted session, a t not made
    by nx_tensor_einsum, a dim the operation reads not solved yet (call
-   nx_shape_finish first), or a concatenated axis (a block operation, whose
-   parts run as separate loops); NX_ENOMEM if memory runs out. */
+   nx_shape_finish first), a part of a concatenated axis that is not a
+   label (a fixed index, an affine or nested part) or a label twice in one
+   concatenated axis; NX_ENOMEM if memory runs out. */
 NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **p);
 
 /* nx_proj_iter_count(p) is the number of iterators; nx_proj_iter_size(p,
@@ -721,6 +741,23 @@ NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const n
 NX_API int nx_proj_iter_count(const nx_shape_proj *p);
 NX_API int64_t nx_proj_iter_size(const nx_shape_proj *p, int i);
 NX_API const char *nx_proj_iter_label(const nx_shape_proj *p, int i);
+
+/* The iteration space is a product of groups. An iterator that is no part
+   of a concatenated axis is a group of its own; the iterators of the parts
+   of a concatenation (and of concatenations sharing one) form one group,
+   whose iterators run one after the other rather than nested, as OCANNL's
+   block operations iterate their concat components: a point of the space
+   has, per group, one active iterator and its value. At a point, a shape
+   (the result or an operand) one of whose axes reads an iterator that is
+   not active takes no part: an operand is left out of the product (when
+   every operand is, or the result is, the point does nothing), so that
+   "a; b => a^b" writes operand 0 where a is active and operand 1 where b
+   is. nx_proj_group_count(p) is the number of groups (NX_EINVAL on a NULL
+   p), nx_proj_iter_group(p, i) the group of iterator i, numbered in the
+   order of their first iterators (-1 with the message set for a NULL p or
+   an i out of range). */
+NX_API int nx_proj_group_count(const nx_shape_proj *p);
+NX_API int nx_proj_iter_group(const nx_shape_proj *p, int i);
 
 /* nx_proj_operand_count(p) is the number of operands (the result is
    NX_PROJ_RESULT); nx_proj_rank(p, which) the rank of shape `which`. They

@@ -8,7 +8,11 @@
    its own; a fixed index i is the constant i; `stride*o+offset` is
    stride*o+offset, and a convolution `stride*o+dilation*k` adds dilation*k,
    less the left padding floor(K/2) of a kernel of size K when it pads
-   (OCANNL's split: the left side gets the smaller half). */
+   (OCANNL's split: the left side gets the smaller half). A concatenated
+   axis `a^b` indexes by whichever of its parts' iterators is active, past
+   the parts before it; the parts' iterators form one group, iterated one
+   after the other rather than nested (OCANNL's concat components), and a
+   group of several concatenations sharing an iterator is one group. */
 #include <string.h>
 
 #include "tensor_internal.h"
@@ -26,6 +30,8 @@ struct nx_shape_proj {
   int niters;
   int64_t *iter_size;
   const char **iter_label;
+  int *iter_group; /* by iterator: its group, numbered in order of first iterator */
+  int ngroups;
   int noperands;
   int *rank;           /* by shape: operands, then the result */
   proj_axis **axes;    /* by shape, by axis in layout order */
@@ -42,6 +48,7 @@ typedef struct {
   const nx_tensor *t;
   nx_shape_proj *p;
   key *keys;
+  int *up; /* union-find over iterators: the concatenations' groups */
   int cap;
 } builder;
 
@@ -69,17 +76,21 @@ static int iterator(builder *b, key k, const nx_dim *d) {
     key *nk = nx__shape_alloc(b->s, (size_t)nc * sizeof *nk);
     int64_t *ns = nx__shape_alloc(b->s, (size_t)nc * sizeof *ns);
     const char **nl = nx__shape_alloc(b->s, (size_t)nc * sizeof *nl);
-    if (!nk || !ns || !nl) return NX_ENOMEM;
+    int *nu = nx__shape_alloc(b->s, (size_t)nc * sizeof *nu);
+    if (!nk || !ns || !nl || !nu) return NX_ENOMEM;
     if (p->niters) {
       memcpy(nk, b->keys, (size_t)p->niters * sizeof *nk);
       memcpy(ns, p->iter_size, (size_t)p->niters * sizeof *ns);
       memcpy(nl, p->iter_label, (size_t)p->niters * sizeof *nl);
+      memcpy(nu, b->up, (size_t)p->niters * sizeof *nu);
     }
     b->keys = nk;
     p->iter_size = ns;
     p->iter_label = nl;
+    b->up = nu;
     b->cap = nc;
   }
+  b->up[p->niters] = p->niters;
   b->keys[p->niters] = k;
   p->iter_size[p->niters] = size;
   p->iter_label[p->niters] = k.var ? label_of(b->t->env, k.var) : NULL;
@@ -93,6 +104,38 @@ static int add_term(builder *b, nx_shape_index *x, int64_t coeff, const nx_dim *
   if (it < 0) return it;
   x->iter[x->nterms] = it;
   x->coeff[x->nterms++] = coeff;
+  return 0;
+}
+
+static int find(int *up, int i) {
+  while (up[i] != i) i = up[i] = up[up[i]];
+  return i;
+}
+
+/* The index of a concatenated axis: each part a label, its iterator joined
+   to the parts' group, its offset the sizes of the parts before it. */
+static int concat_axis(builder *b, const nx_dim *d, nx_shape_index *x) {
+  int *parts = nx__shape_alloc(b->s, (size_t)d->nparts * sizeof *parts);
+  int64_t *offs = nx__shape_alloc(b->s, (size_t)d->nparts * sizeof *offs);
+  if (!parts || !offs) return NX_ENOMEM;
+  int64_t at = 0;
+  for (int i = 0; i < d->nparts; i++) {
+    const nx_dim *part = d->parts[i];
+    bool fixed = false;
+    for (int j = 0; part->kind == NX__D_VAR && j < b->t->env->nfixed; j++) fixed |= b->t->env->fixed_var[j] == part->var;
+    if (part->kind != NX__D_VAR || fixed)
+      return nx__fail(NX_EINVAL, FN ": %s: a part of a concatenated axis that is not a label", b->t->label);
+    int it = iterator(b, (key){part->var, 0, 0}, part);
+    if (it < 0) return it;
+    for (int j = 0; j < i; j++)
+      if (parts[j] == it)
+        return nx__fail(NX_EINVAL, FN ": %s: a label twice in one concatenated axis", b->t->label);
+    parts[i] = it, offs[i] = at;
+    at += b->p->iter_size[it];
+    int ra = find(b->up, it), rb = find(b->up, parts[0]); /* the root is the group's first iterator */
+    if (ra != rb) b->up[ra > rb ? ra : rb] = ra > rb ? rb : ra;
+  }
+  x->nparts = d->nparts, x->parts = parts, x->part_offset = offs;
   return 0;
 }
 
@@ -125,9 +168,7 @@ static int spec_axis(builder *b, const nx_dim *d, proj_axis *a) {
     a->padded_kernel = d->use_padding ? k : 0;
     return 0;
   }
-  case NX__D_CONCAT:
-    return nx__fail(NX_EINVAL, FN ": %s: a concatenated axis (a block operation) has no single loop nest",
-                    b->t->label);
+  case NX__D_CONCAT: return concat_axis(b, d, x);
   }
   return nx__fail(NX_EINVAL, FN ": %s: a solved axis in a spec", b->t->label);
 }
@@ -173,6 +214,7 @@ static int row_axes(builder *b, const nx_row *r, proj_axis *a, int *n) {
    over the space fall outside 0..size-1, and at least OCANNL's margins of a
    convolution with '=' (kernel size K: floor(K/2) left, ceil(K/2) right). */
 static void padding(const nx_shape_proj *p, proj_axis *a) {
+  if (a->index.nparts) return; /* a concatenation's index stays in range */
   int64_t lo = a->index.offset, hi = a->index.offset;
   for (int i = 0; i < a->index.nterms; i++) {
     int64_t span = a->index.coeff[i] * (p->iter_size[a->index.iter[i]] - 1);
@@ -208,6 +250,13 @@ static int build(builder *b) {
   }
   for (int sh = 0; sh < e->nshapes; sh++)
     for (int i = 0; i < p->rank[sh]; i++) padding(p, &p->axes[sh][i]);
+  /* Number the groups in order of their first iterator. */
+  if (!(p->iter_group = nx__shape_alloc(b->s, (size_t)(p->niters ? p->niters : 1) * sizeof *p->iter_group)))
+    return NX_ENOMEM;
+  for (int i = 0; i < p->niters; i++) {
+    int r = find(b->up, i);
+    p->iter_group[i] = r == i ? p->ngroups++ : p->iter_group[r];
+  }
   return 0;
 }
 
@@ -235,6 +284,15 @@ int64_t nx_proj_iter_size(const nx_shape_proj *p, int i) {
 const char *nx_proj_iter_label(const nx_shape_proj *p, int i) {
   if (!p || i < 0 || i >= p->niters) return nx__fail(NX_EINVAL, "nx_proj_iter_label: no iterator %d", i), NULL;
   return p->iter_label[i];
+}
+
+int nx_proj_group_count(const nx_shape_proj *p) {
+  return p ? p->ngroups : nx__fail(NX_EINVAL, "nx_proj_group_count: NULL");
+}
+
+int nx_proj_iter_group(const nx_shape_proj *p, int i) {
+  if (!p || i < 0 || i >= p->niters) return nx__fail(NX_EINVAL, "nx_proj_iter_group: no iterator %d", i), -1;
+  return p->iter_group[i];
 }
 
 int nx_proj_operand_count(const nx_shape_proj *p) {

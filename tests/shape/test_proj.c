@@ -53,46 +53,101 @@ static const pcase cases[] = {
      "np.einsum('abcde,odec->abo', sliding_window_view(A0, (3, 2), axis=(0, 1)), A1)", "3,3,3"},
     {"an einsum of four operands", "ij;jk;kl;lm=>im", 4, {{"", "", "2,3"}, {"", "", "3,2"}, {"", "", "2,2"}, {"", "", "2,3"}},
      "np.einsum('ij,jk,kl,lm->im', A0, A1, A2, A3)", "2,3"},
+    /* Concatenations, after OCANNL's block operations (test_block_tensor.ml,
+       test_concat_graph.ml and test_concat_ppx.ml compute concatenations with
+       the specs "a; b => a^b" and "ii; jj; kk => ii^jj^kk"), computed by the
+       projections' groups. */
+    {"a concatenation", "a; b => a^b", 2, {{"", "", "2"}, {"", "", "3"}}, "np.concatenate([A0, A1])", "5"},
+    {"a concatenation of three", "ii; jj; kk => ii^jj^kk", 3, {{"", "", "2"}, {"", "", "1"}, {"", "", "3"}},
+     "np.concatenate([A0, A1, A2])", "6"},
+    {"a block matrix", "a, c; a, d; b, c; b, d => a^b, c^d", 4,
+     {{"", "", "2,3"}, {"", "", "2,2"}, {"", "", "1,3"}, {"", "", "1,2"}}, "np.block([[A0, A1], [A2, A3]])", "3,5"},
+    {"a concatenation on a second axis", "i, a; i, b => i, a^b", 2, {{"", "", "2,3"}, {"", "", "2,1"}},
+     "np.concatenate([A0, A1], axis=1)", "2,4"},
+    {"a concatenation of outputs", "i->a; i->b => i->a^b", 2, {{"", "2", "3"}, {"", "2", "2"}},
+     "np.concatenate([A0, A1], axis=0)", "2->5"},
+    {"concatenated matrix-vector products", "a, k; b, k; k => a^b", 3, {{"", "", "2,3"}, {"", "", "1,3"}, {"", "", "3"}},
+     "np.concatenate([A0 @ A2, A1 @ A2])", "3"},
+    {"a concatenation permuted", "a^b, c => c, b^a", 1, {{"", "", "5,2"}}, "np.concatenate([A0[3:], A0[:3]]).T",
+     "2,5"},
+    {"a slice by a discardable part", "i^j => i", 1, {{"", "", "5"}}, "A0[:3]", "3"},
+    {"a middle slice", "i^j^k => j", 1, {{"", "", "6"}}, "A0[1:3]", "2"},
 };
+
+/* A spec dim some cases set before closing: "label=size". */
+static const struct {
+  const char *spec, *set;
+} sets[] = {{"a^b, c => c, b^a", "a=3"}, {"i^j => i", "i=3"}, {"i^j^k => j", "i=1"}, {"i^j^k => j", "k=3"}};
 
 static int64_t value_at(int op, int64_t i) { return (i * 7 + op * 5 + 3) % 11 - 5; }
 
-/* Runs the space of p: every point reads each operand at its indices (a
-   point outside an operand reads the padding 0) and adds the product into
-   the result at its indices. Returns 0, or -1 if an index is out of the
-   result. */
+/* The index of axis a of shape w at a point (it: each iterator's value,
+   on: whether it is active) into *x; false when the shape takes no part
+   there (the axis reads an iterator that is not active). */
+static bool index_at(const nx_shape_proj *p, int w, int a, const int64_t *it, const bool *on, int64_t *size,
+                     int64_t *x) {
+  nx_shape_index ix;
+  nx_proj_axis(p, w, a, size, &ix);
+  for (int j = 0; j < ix.nparts; j++)
+    if (on[ix.parts[j]]) return *x = ix.part_offset[j] + it[ix.parts[j]], true;
+  if (ix.nparts) return false;
+  *x = ix.offset;
+  for (int t = 0; t < ix.nterms; t++) {
+    if (!on[ix.iter[t]]) return false;
+    *x += ix.coeff[t] * it[ix.iter[t]];
+  }
+  return true;
+}
+
+/* Runs the space of p: per group one active iterator at a time; every point
+   reads each operand taking part at its indices (a point outside an operand
+   reads the padding 0) and adds the product into the result at its
+   indices. Returns 0, or -1 if an index is out of the result. */
 static int run_proj(const nx_shape_proj *p, double *const *ops, double *res, int64_t nres) {
-  int ni = nx_proj_iter_count(p), nops = nx_proj_operand_count(p);
-  int64_t it[64] = {0};
+  int ni = nx_proj_iter_count(p), nops = nx_proj_operand_count(p), ng = nx_proj_group_count(p);
+  int64_t it[64] = {0}, pos[64] = {0}, total[64] = {0};
+  bool on[64];
   for (int64_t i = 0; i < nres; i++) res[i] = 0;
-  for (int i = 0; i < ni; i++)
-    if (nx_proj_iter_size(p, i) == 0) return 0;
+  for (int i = 0; i < ni; i++) total[nx_proj_iter_group(p, i)] += nx_proj_iter_size(p, i);
+  for (int g = 0; g < ng; g++)
+    if (total[g] == 0) return 0;
   for (;;) {
+    /* Each group's position as its active iterator and that one's value. */
+    int64_t left[64];
+    memcpy(left, pos, sizeof left);
+    for (int i = 0; i < ni; i++) {
+      int g = nx_proj_iter_group(p, i);
+      int64_t n = nx_proj_iter_size(p, i);
+      on[i] = left[g] >= 0 && left[g] < n;
+      it[i] = on[i] ? left[g] : 0;
+      left[g] -= n;
+    }
     double prod = 1;
     int64_t ro = 0;
-    bool inside = true;
-    for (int w = NX_PROJ_RESULT; w < nops && inside; w++) {
+    int taking = 0;
+    bool skip = false;
+    for (int w = NX_PROJ_RESULT; w < nops && !skip; w++) {
       int64_t off = 0;
-      for (int a = 0; a < nx_proj_rank(p, w); a++) {
+      bool part = true, inside = true;
+      for (int a = 0; a < nx_proj_rank(p, w) && part; a++) {
         int64_t size, x;
-        nx_shape_index ix;
-        nx_proj_axis(p, w, a, &size, &ix);
-        x = ix.offset;
-        for (int t = 0; t < ix.nterms; t++) x += ix.coeff[t] * it[ix.iter[t]];
-        if (x < 0 || x >= size) {
-          if (w == NX_PROJ_RESULT) return -1;
-          inside = false;
-          break;
-        }
+        if (!(part = index_at(p, w, a, it, on, &size, &x))) break;
+        if (x < 0 || x >= size) inside = false;
         off = off * size + x;
       }
-      if (w == NX_PROJ_RESULT) ro = off;
-      else if (inside) prod *= ops[w][off];
+      if (w == NX_PROJ_RESULT) {
+        if (!part) skip = true;
+        else if (!inside) return -1;
+        ro = off;
+      } else if (part) {
+        taking++;
+        prod *= inside ? ops[w][off] : 0;
+      }
     }
-    if (inside) res[ro] += prod;
-    int k = ni - 1;
-    while (k >= 0 && ++it[k] == nx_proj_iter_size(p, k)) it[k--] = 0;
-    if (k < 0) return 0;
+    if (!skip && taking) res[ro] += prod;
+    int g = ng - 1;
+    while (g >= 0 && ++pos[g] == total[g]) pos[g--] = 0;
+    if (g < 0) return 0;
   }
 }
 
@@ -124,6 +179,14 @@ static const nx_shape_proj *compute(nx_shape_session *s, const pcase *c, double 
           c->source, i, nx_error_message());
   int rc = nx_tensor_einsum(s, c->spec, args, c->n, &t);
   CHECK(rc == 0, "%s: einsum: %s", c->source, nx_error_message());
+  for (size_t k = 0; !rc && k < sizeof sets / sizeof *sets; k++) {
+    char label[16];
+    long long v;
+    if (strcmp(sets[k].spec, c->spec)) continue;
+    CHECK(sscanf(sets[k].set, "%15[^=]=%lld", label, &v) == 2, "%s: set %s", c->source, sets[k].set);
+    rc = nx_tensor_set_dim(s, nx_tensor_spec_dim(t, label), v);
+    CHECK(rc == 0, "%s: set_dim: %s", c->source, nx_error_message());
+  }
   if (rc || nx_shape_finish(s)) return NULL;
   CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape), "%s: shape %s, expected %s", c->source,
         shape_str(s, t, NX_SHAPE_STYLE_SIZE), c->shape);
@@ -317,6 +380,16 @@ int main(int argc, char **argv) {
       for (int64_t j = 0; j < nres; j++)
         CHECK(res[j] == want[j], "%s: element %lld is %g, by hand %g", cases[i].source, (long long)j, res[j], want[j]);
     }
+    if (p && !strcmp(cases[i].spec, "a, c; a, d; b, c; b, d => a^b, c^d")) {
+      /* two groups, {a, b} and {c, d}, each iterated one part after the other */
+      CHECK(nx_proj_iter_count(p) == 4 && nx_proj_group_count(p) == 2 && nx_proj_iter_group(p, 0) == 0 &&
+                nx_proj_iter_group(p, 1) == 0 && nx_proj_iter_group(p, 2) == 1 && nx_proj_iter_group(p, 3) == 1,
+            "block matrix: groups %d", nx_proj_group_count(p));
+      nx_shape_index ix;
+      CHECK(nx_proj_axis(p, NX_PROJ_RESULT, 1, NULL, &ix) == 0 && ix.nparts == 2 && ix.nterms == 0 &&
+                ix.parts[0] == 2 && ix.parts[1] == 3 && ix.part_offset[0] == 0 && ix.part_offset[1] == 3,
+            "block matrix: the index of c^d");
+    }
     if (p && i == 0) { /* the result's iterators first: i, k, then j */
       CHECK(nx_proj_iter_count(p) == 3 && nx_proj_iter_size(p, 0) == 2 && nx_proj_iter_size(p, 1) == 4 &&
                 nx_proj_iter_size(p, 2) == 3 && !strcmp(nx_proj_iter_label(p, 2), "j"),
@@ -339,6 +412,18 @@ int main(int argc, char **argv) {
   CHECK(nx_tensor_param(s, "w", NULL, NULL, &z) == 0 && nx_tensor_einsum(s, "ab => ba", &z, 1, &y) == 0, "param");
   CHECK(nx_shape_projections(s, y, &p) == NX_EINVAL && has(nx_error_message(), "not solved yet"), "unsolved: %s",
         nx_error_message());
+  {
+    nx_shape_session *s2;
+    nx_tensor *v, *w;
+    CHECK(nx_shape_session_new(&s2) == 0 && nx_tensor_term(s2, "v", "", "", "7", &v) == 0 &&
+              nx_tensor_einsum(s2, "a^2*b => a, b", &v, 1, &w) == 0 &&
+              nx_tensor_set_dim(s2, nx_tensor_spec_dim(w, "a"), 3) == 0 && nx_shape_finish(s2) == 0,
+          "a nested part: %s", nx_error_message());
+    CHECK(nx_shape_projections(s2, w, &p) == NX_EINVAL && has(nx_error_message(), "not a label"),
+          "a nested concatenation part: %s", nx_error_message());
+    nx_shape_session_free(s2);
+  }
+  CHECK(nx_proj_group_count(NULL) == NX_EINVAL && nx_proj_iter_group(NULL, 0) == -1, "NULL groups");
   CHECK(nx_shape_projections(NULL, y, &p) == NX_EINVAL && nx_shape_projections(s, NULL, &p) == NX_EINVAL &&
             nx_shape_projections(s, y, NULL) == NX_EINVAL,
         "NULL arguments");
