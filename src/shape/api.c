@@ -170,6 +170,17 @@ int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int
   return add(s, "nx_shape_add_total_elems", &c, ok);
 }
 
+int nx_shape_add_total_dim(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *d,
+                           const nx_shape_origin *o) {
+  bool ok = s && rows_ok(rows, n) && d;
+  nx__cons c = {.kind = NX__C_TOTAL_DIM, .nrows = n, .d2 = d};
+  if (ok) {
+    c.rows = copy_rows(s, rows, n);
+    c.o = nx__shape_origin_make(s, o);
+  }
+  return add(s, "nx_shape_add_total_dim", &c, ok);
+}
+
 int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims, int ndims,
                        const nx_shape_origin *o) {
   bool ok = s && rows_ok(rows, n) && ndims >= 0 && (dims || !ndims);

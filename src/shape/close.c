@@ -21,7 +21,8 @@ static bool has_entry(const nx__var *e, bool is_param) {
 
 /* A leaf's dim: from stage 4 it takes its lower bound; at stage 5 one with
    none is guessed 1 (the broadcast top), except in a parameter ("You forgot
-   to specify the hidden dimension(s)"). A variable without an entry is not
+   to specify the hidden dimension(s)"); one a total-dim constraint decides
+   is never guessed. A variable without an entry is not
    guessed here: it stays terminal until stage 6 and an interior mark sets
    it to 1 at stage 7. */
 static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const nx__origin *o, int stage) {
@@ -32,7 +33,7 @@ static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const 
   if (e->glb) return nx__shape_unify_dim(s, d, e->glb, nx__shape_origin_join(s, e->glb_o, o));
   if (stage < 5) return NX__KEEP;
   if (!e->at_least) {
-    if (!has_entry(e, is_param)) return stage >= 6 ? 0 : NX__KEEP;
+    if (e->no_guess || !has_entry(e, is_param)) return stage >= 6 ? 0 : NX__KEEP;
     if (is_param || e->is_param) {
       char name[64];
       nx__shape_dim_print(s, d, name, sizeof name);
@@ -101,7 +102,8 @@ static const nx__origin *need_o(nx_shape_session *s, mark_o *m) {
   } while (0)
 
 /* An interior dim: to its lower bound from stage 6; at stage 7 to n for At
-   least n, else the broadcast top; a parameter's must have been inferred. */
+   least n, else the broadcast top; a parameter's must have been inferred;
+   one a total-dim constraint decides is left to it. */
 static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage) {
   const nx_dim *d = nx__shape_dsub(s, d0);
   if (d->kind == NX__D_AFFINE) {
@@ -127,6 +129,7 @@ static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage
     NEED_O(s, m);
     return nx__shape_error(s, m->o, FORGOT "5 (%s)", name);
   }
+  if (e->no_guess) return NX__KEEP; /* a total-dim constraint decides it */
   if (e->glb && !(e->at_least == 1 && stage < 7)) {
     NEED_O(s, m);
     if (e->at_least == 1) return nx__shape_unify_dim(s, d, s->top, m->o);

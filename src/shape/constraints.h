@@ -20,16 +20,17 @@ typedef struct nx__origin {
 /* ---- Constraints ---- */
 enum {
   NX__C_DIM_EQ, NX__C_DIM_INEQ, NX__C_ROW_EQ, NX__C_ROW_INEQ, NX__C_AT_LEAST,
-  NX__C_TOTAL, NX__C_EXACT, NX__C_TERM_DIM, NX__C_TERM_ROW, NX__C_SHAPE_ROW
+  NX__C_TOTAL, NX__C_EXACT, NX__C_TERM_DIM, NX__C_TERM_ROW, NX__C_SHAPE_ROW,
+  NX__C_TOTAL_DIM /* rows hold as many elements as the dim d2 is long */
 };
 
 /* 32 bytes: the fields a kind does not use share storage (at least: d1, n;
-   total: rows, n; exact: rows, ex). */
+   total: rows, n; total dim: rows, d2; exact: rows, ex). */
 typedef struct nx__cons {
   unsigned char kind;
   bool is_param;
-  int nrows; /* total, exact */
-  union { const nx_dim *d1; const nx_row *r1; const nx_row **rows; /* total, exact */ };
+  int nrows; /* total, total dim, exact */
+  union { const nx_dim *d1; const nx_row *r1; const nx_row **rows; /* total, total dim, exact */ };
   union {
     const nx_dim *d2;
     const nx_row *r2;

@@ -78,9 +78,14 @@ static void cons(out_t *o, const nx__cons *c) {
     break;
   case NX__C_TERM_DIM: dim(o, c->d1); break;
   case NX__C_TOTAL:
+  case NX__C_TOTAL_DIM:
   case NX__C_EXACT:
     for (int i = 0; i < c->nrows; i++) row(o, c->rows[i]);
     if (c->kind == NX__C_TOTAL) P(o, " = %lld", (long long)c->n);
+    else if (c->kind == NX__C_TOTAL_DIM) {
+      P(o, " = ");
+      dim(o, c->d2);
+    }
     else {
       P(o, " = ");
       row(o, c->ex);

@@ -82,3 +82,48 @@ int nx__shape_solve_total(nx_shape_session *s, const nx__cons *c, int stage) {
   }
   return NX__DEFER;
 }
+
+/* Total elements equal to a dim d (OCANNL's Total_elems whose numerator is
+   a variable of coefficient 1, which set_equal of a dim and a row reference
+   makes). Nothing at stage 1, as OCANNL; from stage 2 a solved d makes it a
+   total of d elements, and rows all closed with every dim solved solve d as
+   their product; at stage 6, rows whose dims are all solved close their row
+   variables empty (a parameter's hidden row is an error) and d takes the
+   product. d is marked so that closing never guesses it: these rows decide
+   it. */
+int nx__shape_solve_total_dim(nx_shape_session *s, const nx__cons *c, int stage) {
+  const nx_dim *d = nx__shape_dsub(s, c->d2);
+  if (d->kind == NX__D_VAR && !NX__VARR(s, d->var)->no_guess) NX__VAR(s, d->var)->no_guess = true;
+  if (stage < 2) return NX__DEFER;
+  if (d->kind == NX__D_SOLVED) {
+    nx__cons e = *c;
+    e.kind = NX__C_TOTAL;
+    e.n = d->d;
+    return nx__shape_push(s, &s->queue, &e);
+  }
+  int64_t prod = 1;
+  int nrowvars = 0;
+  for (int i = 0; i < c->nrows; i++) {
+    const nx_row *r = nx__shape_rsub(s, c->rows[i]);
+    nrowvars += r->var != 0;
+    for (int j = 0; j < r->nbeg + r->ndims; j++) {
+      const nx_dim *x = nx__shape_dsub(s, r->beg[j]);
+      if (x->kind != NX__D_SOLVED) return NX__DEFER;
+      if (__builtin_mul_overflow(prod, x->d, &prod))
+        return nx__shape_error(s, c->o, "Total_elems: the rows' product is past int64");
+    }
+  }
+  if (nrowvars && stage < 6) return NX__DEFER;
+  if (nrowvars && d->kind == NX__D_VAR && NX__VARR(s, d->var)->is_param)
+    return nx__shape_error(s, c->o, "You forgot to specify the hidden dimension(s) 3");
+  for (int i = 0; nrowvars && i < c->nrows; i++) {
+    const nx_row *r = nx__shape_rsub(s, c->rows[i]);
+    if (!r->var) continue;
+    const nx__var *e = NX__VARR(s, r->var);
+    if (e->is_param && !e->safe_to_guess && !(e->in_pointwise && !e->in_spec))
+      return nx__shape_error(s, c->o, "You forgot to specify the hidden dimension(s) 2");
+    int rc = nx__shape_bind_row(s, r->var, s->empty, c->o);
+    if (rc) return rc;
+  }
+  return nx__shape_unify_dim(s, d, nx__shape_dim_solved(s, prod, NX_BASIS_DEFAULT), c->o);
+}

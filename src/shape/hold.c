@@ -103,8 +103,10 @@ static int watch(nx_shape_session *s, nx__hold *h, int id) {
     rc = reg_row(s, c->r1, code);
     return rc ? rc : reg_row(s, c->r2, code);
   case NX__C_TOTAL:
+  case NX__C_TOTAL_DIM:
   case NX__C_EXACT:
     for (int i = 0; i < c->nrows && !rc; i++) rc = reg_row(s, c->rows[i], code);
+    if (c->kind == NX__C_TOTAL_DIM && !rc) rc = reg_dim(s, c->d2, code);
     for (int i = 0; c->kind == NX__C_EXACT && c->ex && i < c->ex->ndims && !rc; i++) rc = reg_dim(s, c->ex->dims[i], code);
     return rc;
   default: return reg_row(s, c->r1, code);

@@ -7,7 +7,8 @@
    OCANNL's errors), and otherwise become constraints on the bound
    variables. A reference's known size is the one set on it or its bound
    variable's solution, as OCANNL's solved_dim, which it refreshes after
-   each propagation. */
+   each propagation. A dim and a row reference made equal relate as OCANNL
+   relates them: the row holds as many elements as the dim is long. */
 #include <stdio.h>
 #include <string.h>
 
@@ -129,9 +130,12 @@ int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b
   int rc;
   if (a->st->kind == DIM && b->st->kind == DIM) rc = nx_shape_add_dim_eq(s, a->st->dim, b->st->dim, NULL);
   else if (a->st->kind == ROW && b->st->kind == ROW) rc = nx_shape_add_row_eq(s, row_of(a), row_of(b), NULL);
-  else
-    return nx__fail(NX_EINVAL, "%s: a dimension and a row reference (%s, %s) neither of known size: not supported",
-                    fn, a->label, b->label);
+  else { /* as OCANNL, the row holds as many elements as the dim is long */
+    const nx_row *r = a->st->kind == ROW ? row_of(a) : row_of(b);
+    nx_shape_origin o = {.operation = "Shape.set_equal Dim-Row or Row-Dim", .lhs_name = a->label, .rhs_name = b->label,
+                         .lhs_kind = NX_AXIS_OUTPUT, .rhs_kind = NX_AXIS_OUTPUT};
+    rc = nx_shape_add_total_dim(s, &r, 1, a->st->kind == DIM ? a->st->dim : b->st->dim, &o);
+  }
   if (!rc) rc = nx_shape_solve(s, 1);
   return nx__shape_fail_as(fn, rc);
 }

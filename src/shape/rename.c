@@ -130,8 +130,9 @@ static int make(nx_shape_session *s, const nx_shape_renaming *r, const nx_shape_
     out->r1 = ra, out->t = c->tensor, out->nrows = c->tensor ? (int)c->tensor_kind : 0;
     return 0;
   case NX_SHAPE_TOTAL:
+  case NX_SHAPE_TOTAL_DIM:
   case NX_SHAPE_EXACT: {
-    if (!c->rows || c->nrows < 1 || (c->kind == NX_SHAPE_TOTAL && c->n < 0) ||
+    if (!c->rows || c->nrows < 1 || (c->kind == NX_SHAPE_TOTAL && c->n < 0) || (c->kind == NX_SHAPE_TOTAL_DIM && !a) ||
         (c->kind == NX_SHAPE_EXACT && (c->ndims < 0 || (c->ndims && !c->dims))))
       return NX_EINVAL;
     const nx_row **rows = nx__shape_alloc(s, (size_t)c->nrows * sizeof *rows);
@@ -143,6 +144,10 @@ static int make(nx_shape_session *s, const nx_shape_renaming *r, const nx_shape_
     out->rows = rows, out->nrows = c->nrows;
     if (c->kind == NX_SHAPE_TOTAL) {
       out->n = c->n;
+      return 0;
+    }
+    if (c->kind == NX_SHAPE_TOTAL_DIM) {
+      out->d2 = a;
       return 0;
     }
     const nx_dim **dims = nx__shape_alloc(s, (size_t)(c->ndims ? c->ndims : 1) * sizeof *dims);

@@ -129,12 +129,14 @@ static int replay(inst *x, const nx__scons *k) {
   case NX__C_AT_LEAST: c.d1 = x->dims[k->a], c.n = k->n; break;
   case NX__C_TERM_DIM: c.d1 = x->dims[k->a]; break;
   case NX__C_TOTAL:
+  case NX__C_TOTAL_DIM:
   case NX__C_EXACT: {
     const nx_row **rows = nx__shape_alloc(x->s, (size_t)(k->nrows ? k->nrows : 1) * sizeof *rows);
     if (!rows) return NX_ENOMEM;
     for (int i = 0; i < k->nrows; i++) rows[i] = x->rows[sc->ints[k->rows + i]];
     c.rows = rows;
     if (k->kind == NX__C_TOTAL) c.n = k->n;
+    else if (k->kind == NX__C_TOTAL_DIM) c.d2 = x->dims[k->a];
     else c.ex = x->rows[k->b];
     break;
   }

@@ -192,7 +192,7 @@ static void copy_cons(copier *c, const nx__cons *k) {
   nx__scons x = {.kind = k->kind, .is_param = k->is_param, .nrows = k->nrows, .a = -1, .b = -1, .rows = -1};
   x.origin = copy_origin(c, k->o);
   if (k->kind == NX__C_BATCH_END) {
-  } else if (k->kind == NX__C_TOTAL || k->kind == NX__C_EXACT) {
+  } else if (k->kind == NX__C_TOTAL || k->kind == NX__C_TOTAL_DIM || k->kind == NX__C_EXACT) {
     int tmp[64], nr = k->nrows < 64 ? k->nrows : 64;
     if (k->nrows > 64) c->too_big = true;
     for (int i = 0; i < nr; i++) tmp[i] = copy_row(c, k->rows[i]);
@@ -203,6 +203,7 @@ static void copy_cons(copier *c, const nx__cons *k) {
       c->sc->ints[c->sc->nints++] = tmp[i];
     }
     if (k->kind == NX__C_TOTAL) x.n = k->n;
+    else if (k->kind == NX__C_TOTAL_DIM) x.a = copy_dim(c, k->d2);
     else x.b = copy_row(c, k->ex);
   } else if (is_dim_kind(k->kind)) {
     x.a = copy_dim(c, k->d1);

@@ -37,6 +37,7 @@ typedef struct nx__var {
   int up, off;
   int wake; /* head of its list of held constraints that read it, 0: none */
   bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
+  bool no_guess : 1; /* a dim the rows of a total-dim constraint decide: closing never guesses it */
 } nx__var;
 
 /* ---- The undo log (snapshot.c) ----

@@ -376,6 +376,7 @@ int nx__shape_step(nx_shape_session *s, const nx__cons *c, int stage) {
   case NX__C_ROW_INEQ: return nx__shape_solve_row_ineq(s, c, stage);
   case NX__C_AT_LEAST: return at_least(s, c);
   case NX__C_TOTAL: return nx__shape_solve_total(s, c, stage);
+  case NX__C_TOTAL_DIM: return nx__shape_solve_total_dim(s, c, stage);
   case NX__C_EXACT: return nx__shape_solve_exact(s, c, stage);
   default: return nx__shape_close_mark(s, c, stage);
   }

@@ -45,6 +45,7 @@ int nx__shape_rank_edge(nx_shape_session *s, int from, int to, int w, const nx__
 
 /* ---- elems.c: rows constraints ---- */
 int nx__shape_solve_total(nx_shape_session *s, const nx__cons *c, int stage);
+int nx__shape_solve_total_dim(nx_shape_session *s, const nx__cons *c, int stage);
 int nx__shape_solve_exact(nx_shape_session *s, const nx__cons *c, int stage);
 
 /* ---- close.c: marks and the stage-2 merge ---- */

@@ -14,7 +14,8 @@ _Static_assert((int)NX_SHAPE_DIM_EQ == NX__C_DIM_EQ && (int)NX_SHAPE_DIM_INEQ ==
                    (int)NX_SHAPE_ROW_EQ == NX__C_ROW_EQ && (int)NX_SHAPE_ROW_INEQ == NX__C_ROW_INEQ &&
                    (int)NX_SHAPE_AT_LEAST == NX__C_AT_LEAST && (int)NX_SHAPE_TOTAL == NX__C_TOTAL &&
                    (int)NX_SHAPE_EXACT == NX__C_EXACT && (int)NX_SHAPE_TERMINAL_DIM == NX__C_TERM_DIM &&
-                   (int)NX_SHAPE_TERMINAL_ROW == NX__C_TERM_ROW && (int)NX_SHAPE_SHAPE_ROW == NX__C_SHAPE_ROW,
+                   (int)NX_SHAPE_TERMINAL_ROW == NX__C_TERM_ROW && (int)NX_SHAPE_SHAPE_ROW == NX__C_SHAPE_ROW &&
+                   (int)NX_SHAPE_TOTAL_DIM == NX__C_TOTAL_DIM,
                "the public constraint kinds are the internal ones");
 
 int nx_dim_read(const nx_dim *d, nx_dim_parts *out) {
@@ -69,6 +70,7 @@ static void view(const nx__cons *c, enum nx_shape_constraint_state state, nx_sha
   case NX__C_ROW_EQ:
   case NX__C_ROW_INEQ: out->ra = c->r1, out->rb = c->r2; break;
   case NX__C_TOTAL: out->rows = c->rows, out->nrows = c->nrows, out->n = c->n; break;
+  case NX__C_TOTAL_DIM: out->rows = c->rows, out->nrows = c->nrows, out->a = c->d2; break;
   case NX__C_EXACT:
     out->rows = c->rows, out->nrows = c->nrows;
     if (c->ex) out->dims = c->ex->dims, out->ndims = c->ex->ndims;

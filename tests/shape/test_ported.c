@@ -485,6 +485,43 @@ static const program cases[] = {
      NULL,
      {{'r', "mix"}, {'r', "n"}, {'P', "m1", {NULL, "2,4,8"}}, {'e', "m2", {"..mix.., n => n, ..mix..", "m1", "|", "mix", "n"}},
       {'q', NULL, {"mix", "n"}}, {'F'}, {'S', "m2", {"8,2,4"}}, {'v', "n", {"8"}}, {'v', "mix", {"8"}}}},
+    /* shape.ml set_equal, its Dim-Row case: a dim and a row reference
+       neither of whose sizes is known relate by a total-elements constraint
+       whose numerator is the dim (Strided_var, coefficient 1), which row.ml
+       solves from stage 2 (a solved numerator is Num_elems; closed rows
+       with known dims solve the dim; at stage 6 the row variable closes
+       empty and the dim takes the product) and whose dim closing never
+       guesses (mark_total_elems_vars, can_guess_dim_to_one). */
+    {"shape.ml set_equal Dim-Row: the row decides the dim",
+     NULL,
+     {{'r', "s"}, {'r', "k"}, {'T', "x", {NULL, NULL, NULL}}, {'P', "w", {NULL, NULL}},
+      {'e', "y", {"..s..; k => k", "x", "w", "|", "s", "k"}}, {'q', NULL, {"s", "k"}}, {'v', "k", {"?"}},
+      {'T', "z", {"", "", "3,4"}}, {'Q', "y", {"s", "z"}}, {'v', "k", {"?"}}, {'F'}, {'v', "k", {"12"}},
+      {'v', "s", {"12"}}, {'S', "y", {"12"}}, {'S', "x", {"3,4"}}, {'S', "w", {"12"}}}},
+    {"shape.ml set_equal Row-Dim: the dim decides the row (set_dim on the dim after set_equal)",
+     NULL,
+     {{'r', "s"}, {'r', "k"}, {'T', "x", {NULL, NULL, NULL}}, {'T', "w", {NULL, NULL, NULL}},
+      {'e', "y", {"..s..; k => k", "x", "w", "|", "s", "k"}}, {'q', NULL, {"k", "s"}}, {'d', "k", {"6"}}, {'F'},
+      {'v', "s", {"6"}}, {'S', "x", {"6"}}, {'S', "y", {"6"}}}},
+    {"shape.ml set_equal Dim-Row: a row closed empty makes the dim 1, never guessed on its own",
+     NULL,
+     {{'r', "s"}, {'r', "k"}, {'T', "x", {NULL, NULL, NULL}}, {'T', "w", {NULL, NULL, NULL}},
+      {'e', "y", {"2, ..s..; k => k", "x", "w", "|", "s", "k"}}, {'q', NULL, {"s", "k"}}, {'F'}, {'v', "k", {"1"}},
+      {'v', "s", {"1"}}, {'S', "x", {"2"}}, {'S', "y", {"1"}}}},
+    {"shape.ml set_equal Dim-Row: a dim that disagrees with the row's product later",
+     NULL,
+     {{'r', "s"}, {'r', "k"}, {'T', "x", {NULL, NULL, NULL}}, {'T', "w", {NULL, NULL, NULL}},
+      {'e', "y", {"..s..; k => k", "x", "w", "|", "s", "k"}}, {'q', NULL, {"s", "k"}}, {'d', "k", {"5"}},
+      {'T', "z", {"", "", "2,3"}}, {'Q', "y", {"s", "z"}}, {'F'}, {'R', NULL, {"Total_elems"}}}},
+    {"shape.ml set_equal Dim-Row: an unbound dim reference with no size is insufficient information",
+     NULL,
+     {{'r', "s"}, {'r', "k"}, {'T', "x", {NULL, NULL, NULL}}, {'e', "y", {"..s.. => ..s..", "x", "|", "s"}},
+      {'q', NULL, {"s", "k"}}, {'R', NULL, {"set_equal: insufficient information between labels s and k"}}}},
+    {"shape.ml set_equal Dim-Row: both sizes known and different",
+     NULL,
+     {{'r', "s"}, {'r', "k"}, {'T', "x", {"", "", "2,3"}}, {'e', "y", {"..s.. => ..s..", "x", "|", "s"}},
+      {'d', "k", {"5"}}, {'q', NULL, {"s", "k"}},
+      {'R', NULL, {"Cannot set equal dimensions for variable references with different values"}}}},
     {"test_einsum_capture.ml capture_for_shape_validation, Test 5 (propagation across operations)",
      NULL,
      {{'r', "a"}, {'r', "b"}, {'r', "d"}, {'r', "e"}, {'r', "f"}, {'P', "chain1", {NULL, "4,5"}},
