@@ -730,7 +730,10 @@ typedef struct nx_shape_index {
    by nx_tensor_einsum, a dim the operation reads not solved yet (call
    nx_shape_finish first), a part of a concatenated axis that is not a
    label (a fixed index, an affine or nested part) or a label twice in one
-   concatenated axis; NX_ENOMEM if memory runs out. */
+   concatenated axis, or an operation needing more padding on an axis of a
+   tensor whose padding is resolved (nx_tensor_resolve_padding); NX_ENOMEM
+   if memory runs out. On success it raises the padding of the operation's
+   tensors (nx_tensor_padding). */
 NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **p);
 
 /* nx_proj_iter_count(p) is the number of iterators; nx_proj_iter_size(p,
@@ -780,6 +783,33 @@ NX_API int nx_proj_axis(const nx_shape_proj *p, int which, int axis, int64_t *si
    range (every result axis, and every axis without padding). Each
    out-parameter may be NULL. Fails as nx_proj_axis. */
 NX_API int nx_proj_padding(const nx_shape_proj *p, int which, int axis, int64_t *left, int64_t *right);
+
+/* ---- Tensors' padding across operations -------------------------------- */
+
+/* A tensor keeps the padding its operations need, as OCANNL keeps it on a
+   shape: each nx_shape_projections raises the padding of every tensor the
+   operation reads or writes to what it needs (nx_proj_padding: per axis in
+   layout order, the most on each side). Once a tensor's padding is resolved
+   (OCANNL resolves it when the tensor's memory is laid out), it no longer
+   changes, and nx_shape_projections of an operation that would need more
+   on one of its axes fails with OCANNL's message "Operation padding
+   (left=L, right=R) exceeds resolved padding (left=l, right=r)", changing
+   no tensor's padding (the session is not tainted: nothing was solved). */
+
+/* nx_tensor_padding(s, t, axis, &left, &right) sets the padding of t's axis
+   `axis` (layout order) so far: 0 and 0 before any projection asked for
+   some. Each out-parameter may be NULL. Fails with NX_EINVAL on a NULL s
+   or t, t's rows not solved yet, or an axis out of range. */
+NX_API int nx_tensor_padding(nx_shape_session *s, const nx_tensor *t, int axis, int64_t *left, int64_t *right);
+
+/* nx_tensor_resolve_padding(s, t) fixes t's padding as it is now (a no-op
+   if already resolved; a snapshot restores the setting). Fails with
+   NX_EINVAL on a NULL argument or t's rows not solved yet (call
+   nx_shape_finish first); NX_ENOMEM when memory runs out.
+   nx_tensor_padding_resolved(t) says whether t's padding is resolved
+   (false for NULL). */
+NX_API int nx_tensor_resolve_padding(nx_shape_session *s, nx_tensor *t);
+NX_API bool nx_tensor_padding_resolved(const nx_tensor *t);
 
 #ifdef __cplusplus
 }

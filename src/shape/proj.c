@@ -268,6 +268,7 @@ int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape
   if (!p) return nx__fail(NX_ENOMEM, FN ": out of memory");
   builder b = {.s = s, .t = t, .p = p};
   int rc = build(&b);
+  if (!rc) rc = nx__shape_pad_merge(s, t, p);
   if (rc == NX_ENOMEM) return nx__fail(rc, FN ": out of memory");
   if (rc) return rc;
   *out = p;

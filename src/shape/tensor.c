@@ -299,6 +299,10 @@ int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, cons
     return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   for (int i = 0; i < n; i++) memcpy(t->env->shape_rows[i], sp.rows[i], sizeof sp.rows[i]);
   memcpy(t->env->shape_rows[n], sp.rows[NX_SHAPE_MAX_OPERANDS], sizeof sp.rows[0]);
+  nx_tensor **ops = nx__shape_alloc(s, (size_t)n * sizeof *ops);
+  if (!ops) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  memcpy(ops, args, (size_t)n * sizeof *ops);
+  t->env->args = ops;
   const char *op = t->label;
   for (int k = 0; k < 3; k++) {
     if (eq(s, op, t, k, sp.rows[NX_SHAPE_MAX_OPERANDS][k], t, k)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);

@@ -21,7 +21,18 @@ typedef struct nx__spec_env {
   int nfixed, caps_f;
   int *fixed_var;
   int64_t *fixed_idx;
+  nx_tensor *const *args; /* the operands (nshapes - 1) */
 } nx__spec_env;
+
+/* A tensor's padding (padding.c): per axis in layout order, the most each
+   side needed by the projections derived so far; resolved: fixed, so that
+   an operation needing more is an error. Immutable, replaced whole through
+   the snapshots' log. */
+typedef struct nx__tpad {
+  bool resolved;
+  int rank;
+  const int64_t (*lr)[2];
+} nx__tpad;
 
 struct nx_tensor {
   int id;
@@ -30,6 +41,7 @@ struct nx_tensor {
   bool is_param;
   unsigned char marks_off; /* NX_TENSOR_TERMINAL, NX_TENSOR_CLOSING: those that do not act */
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
+  const nx__tpad *pad; /* NULL: no padding asked of it yet, not resolved */
 };
 
 /* nx__shape_tensor_node(s, label) is a tensor with fresh open rows (row variables)
@@ -77,6 +89,14 @@ int nx__shape_add_shape_rows(nx_shape_session *s);
    guess 0 for the discardable parts of every einsum's concatenations still
    unconstrained (block.c), added to the pending list. */
 int nx__shape_guess_discardable(nx_shape_session *s);
+
+/* ---- padding.c: tensors' padding across projections ---- */
+/* The projections of t (shape w: an operand, or NX_PROJ_RESULT) ask axis
+   padding (left, right) of each axis of its tensor: checks every shape
+   against a resolved padding (OCANNL's "Operation padding ... exceeds
+   resolved padding"), then raises each tensor's padding to what p asks.
+   0, NX_EINVAL (message set, nothing changed) or NX_ENOMEM. */
+int nx__shape_pad_merge(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj *p);
 
 /* nx__shape_fail_as(fn, rc): rc, its message (set by the public function
    that failed) now naming fn instead; 0 for 0. */

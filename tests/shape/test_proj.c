@@ -367,6 +367,81 @@ static void check_padding(void) {
   nx_shape_session_free(s);
 }
 
+/* A 2-d convolution of the 4x4 tensor x by a kernel of k x k, padded ('='):
+   OCANNL's test_padding_reset.ml spec, its kernel sizes set by the
+   captured labels. */
+static int conv(nx_shape_session *s, nx_tensor *x, int64_t k, nx_tensor **out, const nx_shape_proj **p) {
+  nx_tensor *args[2] = {x, NULL};
+  int rc = nx_tensor_param(s, NULL, NULL, NULL, &args[1]);
+  if (!rc) rc = nx_tensor_einsum(s, "oh=+kh, ow=+kw; kh, kw => oh, ow", args, 2, out);
+  if (!rc) rc = nx_tensor_set_dim(s, nx_tensor_spec_dim(*out, "kh"), k);
+  if (!rc) rc = nx_tensor_set_dim(s, nx_tensor_spec_dim(*out, "kw"), k);
+  if (!rc) rc = nx_shape_finish(s);
+  return rc ? rc : nx_shape_projections(s, *out, p);
+}
+
+static bool pad_is(nx_shape_session *s, const nx_tensor *t, int64_t l, int64_t r) {
+  for (int a = 0; a < 2; a++) {
+    int64_t x = -1, y = -1;
+    if (nx_tensor_padding(s, t, a, &x, &y) || x != l || y != r) return false;
+  }
+  return true;
+}
+
+/* Tensors' padding across operations. OCANNL's test_padding_reset.ml applies
+   a max-pool and a convolution, both 3x3 with '=', to one 4x4 input: every
+   shape stays 4x4 (its expected output prints "shape 0:4,1:4" for the
+   input, the pooled and the convolved tensor), and the input's padding is
+   what both need. row.ml's derivation of projections raises "Operation
+   padding (left=L, right=R) exceeds resolved padding (left=l, right=r)"
+   when an operation needs more padding on an axis than a tensor whose
+   padding is resolved (its memory laid out) has: provoked here as the code
+   does, by a wider kernel over an input resolved after a first convolution. */
+static void check_tensor_padding(void) {
+  nx_shape_session *s;
+  nx_tensor *x, *pooled, *convd, *wide, *valid;
+  const nx_shape_proj *p;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "4,4", &x) == 0, "session");
+  CHECK(nx_tensor_padding(s, x, 0, NULL, NULL) == 0, "a closed leaf's padding: %s", nx_error_message());
+  CHECK(pad_is(s, x, 0, 0) && !nx_tensor_padding_resolved(x), "no padding before any projection");
+  CHECK(conv(s, x, 3, &pooled, &p) == 0 && conv(s, x, 3, &convd, &p) == 0, "3x3: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(s, x, NX_SHAPE_STYLE_SIZE), "4,4") && !strcmp(shape_str(s, pooled, NX_SHAPE_STYLE_SIZE), "4,4") &&
+            !strcmp(shape_str(s, convd, NX_SHAPE_STYLE_SIZE), "4,4"),
+        "test_padding_reset.ml shapes: %s", shape_str(s, convd, NX_SHAPE_STYLE_SIZE));
+  CHECK(pad_is(s, x, 1, 2) && pad_is(s, pooled, 0, 0), "a 3-wide padded kernel pads its input 1 left, 2 right");
+  nx_shape_snapshot *snap;
+  CHECK(nx_shape_snapshot_take(s, &snap) == 0, "snapshot: %s", nx_error_message());
+  CHECK(nx_tensor_resolve_padding(s, x) == 0 && nx_tensor_padding_resolved(x), "resolve: %s", nx_error_message());
+  CHECK(nx_tensor_resolve_padding(s, x) == 0, "resolving twice");
+  int rc = conv(s, x, 5, &wide, &p);
+  CHECK(rc == NX_EINVAL &&
+            has(nx_error_message(), "Operation padding (left=2, right=3) exceeds resolved padding (left=1, right=2)") &&
+            has(nx_error_message(), "nx_shape_projections") && has(nx_error_message(), "input"),
+        "a 5-wide kernel over the resolved input: %d %s", rc, nx_error_message());
+  CHECK(pad_is(s, x, 1, 2) && pad_is(s, wide, 0, 0), "a failed derivation changes no padding");
+  CHECK(conv(s, x, 3, &convd, &p) == 0, "a 3-wide kernel again fits: %s", nx_error_message());
+  nx_tensor *args[2] = {x, NULL};
+  CHECK(nx_tensor_param(s, NULL, NULL, NULL, &args[1]) == 0 &&
+            nx_tensor_einsum(s, "oh<+kh, ow<+kw; kh, kw => oh, ow", args, 2, &valid) == 0 &&
+            nx_tensor_set_dim(s, nx_tensor_spec_dim(valid, "kh"), 3) == 0 &&
+            nx_tensor_set_dim(s, nx_tensor_spec_dim(valid, "kw"), 3) == 0 && nx_shape_finish(s) == 0 &&
+            nx_shape_projections(s, valid, &p) == 0,
+        "a convolution without padding over the resolved input: %s", nx_error_message());
+  CHECK(nx_shape_snapshot_restore(s, snap) == 0 && !nx_tensor_padding_resolved(x) && pad_is(s, x, 1, 2),
+        "restoring undoes the resolution: %s", nx_error_message());
+  nx_shape_snapshot_free(snap);
+  CHECK(conv(s, x, 5, &wide, &p) == 0 && pad_is(s, x, 2, 3), "unresolved, a wider kernel raises the padding: %s",
+        nx_error_message());
+  CHECK(nx_tensor_padding(s, x, 2, NULL, NULL) == NX_EINVAL && nx_tensor_padding(NULL, x, 0, NULL, NULL) == NX_EINVAL &&
+            nx_tensor_resolve_padding(s, NULL) == NX_EINVAL && !nx_tensor_padding_resolved(NULL),
+        "refusals");
+  nx_tensor *open;
+  CHECK(nx_tensor_term(s, "open", NULL, NULL, NULL, &open) == 0 && nx_tensor_padding(s, open, 0, NULL, NULL) == NX_EINVAL &&
+            has(nx_error_message(), "not solved yet") && nx_tensor_resolve_padding(s, open) == NX_EINVAL,
+        "an open tensor: %s", nx_error_message());
+  nx_shape_session_free(s);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--dump")) return dump();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -400,6 +475,7 @@ int main(int argc, char **argv) {
   }
   check_parses();
   check_padding();
+  check_tensor_padding();
   /* Refusals. */
   nx_shape_session *s;
   nx_tensor *x, *y;
