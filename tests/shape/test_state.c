@@ -83,6 +83,44 @@ static void add_again(void) {
   nx_shape_session_free(s);
 }
 
+/* A total-dim constraint (the rows hold as many elements as a dim is long,
+   which set_equal of a dim and a row reference makes) waits at stage 1,
+   reads back with its rows and dim, added to another session solves the
+   same, and its errors. */
+static void total_dim(void) {
+  nx_shape_session *s, *s2;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_shape_session_new(&s2) == 0, "sessions");
+  const nx_dim *k = nx_dim_var(s, "k"), *x = nx_dim_var(s, "x");
+  const nx_row *r = nx_row_make(s, &x, 1, NULL, 0, 0);
+  CHECK(nx_shape_add_total_dim(s, &r, 1, k, &O) == 0 && nx_shape_solve(s, 1) == 0 && nx_shape_deferred_count(s) == 1,
+        "nothing at stage 1: %s", nx_error_message());
+  nx_shape_cursor cur = {0, 0};
+  nx_shape_constraint c;
+  CHECK(nx_shape_next_constraint(s, &cur, &c) == 0 && c.kind == NX_SHAPE_TOTAL_DIM && c.state == NX_SHAPE_DEFERRED &&
+            c.a == k && c.nrows == 1 && c.rows[0] == r && c.operation && !strcmp(c.operation, "test"),
+        "read back: kind %d", (int)c.kind);
+  CHECK(nx_tensor_set_dim(s, x, 7) == 0 && nx_shape_solve(s, 2) == 0 && val(s, k) == 7, "stage 2: k = %lld: %s",
+        (long long)val(s, k), nx_error_message());
+  /* the same constraint in another session, from the other side */
+  const nx_dim *k2 = nx_dim_var(s2, "k"), *a = nx_dim_var(s2, "a"), *b = nx_dim_var(s2, "b");
+  const nx_dim *ab[2] = {a, b};
+  const nx_row *r2 = nx_row_make(s2, ab, 2, NULL, 0, 0);
+  c.rows = &r2, c.a = k2;
+  CHECK(nx_shape_add_constraint(s2, &c, NULL) == 0 && nx_tensor_set_dim(s2, k2, 12) == 0 && nx_tensor_set_dim(s2, a, 3) == 0 &&
+            nx_shape_solve(s2, 2) == 0 && val(s2, b) == 4,
+        "k = 12 = 3*b: b = %lld: %s", (long long)val(s2, b), nx_error_message());
+  nx_shape_constraint bad = {.kind = NX_SHAPE_TOTAL_DIM, .rows = &r2, .nrows = 1};
+  CHECK(nx_shape_add_constraint(s2, &bad, NULL) == NX_EINVAL && nx_shape_add_total_dim(s2, &r2, 1, NULL, NULL) == NX_EINVAL &&
+            nx_shape_add_total_dim(s2, NULL, 1, k2, NULL) == NX_EINVAL,
+        "no dim, no rows");
+  /* a dim that disagrees with the product */
+  CHECK(nx_shape_add_total_dim(s2, &r2, 1, dd(s2, 5), NULL) == 0 && nx_shape_solve(s2, 2) == NX_EINVAL &&
+            has(nx_error_message(), "Total_elems"),
+        "5 vs 12: %s", nx_error_message());
+  nx_shape_session_free(s);
+  nx_shape_session_free(s2);
+}
+
 /* Bounds, flags and neighbours. */
 static void var_state(void) {
   nx_shape_session *s;
@@ -246,6 +284,7 @@ static void tensor_marks(void) {
 int main(void) {
   constraints_left();
   add_again();
+  total_dim();
   var_state();
   dim_structure();
   renaming();
