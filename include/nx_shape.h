@@ -769,6 +769,12 @@ NX_API int nx_proj_iter_group(const nx_shape_proj *p, int i);
 NX_API int nx_proj_operand_count(const nx_shape_proj *p);
 NX_API int nx_proj_rank(const nx_shape_proj *p, int which);
 
+/* nx_proj_tensor(p, which) is the tensor of shape `which`: the operation's
+   result or one of its operands (so that a caller can run a graph of
+   operations, nx_tensor_stack's inner ones included, by their projections).
+   NULL, with the message set, on a NULL p or a which out of range. */
+NX_API const nx_tensor *nx_proj_tensor(const nx_shape_proj *p, int which);
+
 /* nx_proj_axis(p, which, axis, &size, &index) sets the size of axis `axis`
    (layout order) of shape `which` and its index (each out-parameter may be
    NULL).

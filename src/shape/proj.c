@@ -33,6 +33,7 @@ struct nx_shape_proj {
   int *iter_group; /* by iterator: its group, numbered in order of first iterator */
   int ngroups;
   int noperands;
+  const nx_tensor *const *tensor; /* by shape: operands, then the result */
   int *rank;           /* by shape: operands, then the result */
   proj_axis **axes;    /* by shape, by axis in layout order */
 };
@@ -268,6 +269,10 @@ int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape
   if (!p) return nx__fail(NX_ENOMEM, FN ": out of memory");
   builder b = {.s = s, .t = t, .p = p};
   int rc = build(&b);
+  const nx_tensor **ts = rc ? NULL : nx__shape_alloc(s, (size_t)(p->noperands + 1) * sizeof *ts);
+  if (!rc && !ts) rc = NX_ENOMEM;
+  for (int i = 0; ts && i < p->noperands; i++) ts[i] = t->env->args[i];
+  if (ts) ts[p->noperands] = t, p->tensor = ts;
   if (!rc) rc = nx__shape_pad_merge(s, t, p);
   if (rc == NX_ENOMEM) return nx__fail(rc, FN ": out of memory");
   if (rc) return rc;
@@ -304,6 +309,11 @@ int nx_proj_operand_count(const nx_shape_proj *p) {
 static int shape_of(const nx_shape_proj *p, int which) {
   if (!p || which < NX_PROJ_RESULT || which >= p->noperands) return -1;
   return which == NX_PROJ_RESULT ? p->noperands : which;
+}
+
+const nx_tensor *nx_proj_tensor(const nx_shape_proj *p, int which) {
+  int sh = shape_of(p, which);
+  return sh < 0 ? nx__fail(NX_EINVAL, "nx_proj_tensor: no shape %d", which), NULL : p->tensor[sh];
 }
 
 int nx_proj_rank(const nx_shape_proj *p, int which) {

@@ -442,6 +442,85 @@ static void check_tensor_padding(void) {
   nx_shape_session_free(s);
 }
 
+/* A tensor's values, computed by the projections of the operation that made
+   it, recursively (a leaf's are given): up to 16 tensors. */
+typedef struct {
+  const nx_tensor *t[16];
+  double v[16][64];
+  int n;
+} graph;
+
+static const double *values_of(nx_shape_session *s, graph *g, const nx_tensor *t) {
+  for (int i = 0; i < g->n; i++)
+    if (g->t[i] == t) return g->v[i];
+  const nx_shape_proj *p;
+  if (g->n == 16 || nx_shape_projections(s, t, &p)) return NULL;
+  double *ops[NX_SHAPE_MAX_OPERANDS];
+  for (int i = 0; i < nx_proj_operand_count(p); i++)
+    if (!(ops[i] = (double *)values_of(s, g, nx_proj_tensor(p, i)))) return NULL;
+  int k = g->n;
+  if (k == 16 || elems(p, NX_PROJ_RESULT) > 64 || run_proj(p, ops, g->v[k], elems(p, NX_PROJ_RESULT))) return NULL;
+  g->t[k] = t, g->n++;
+  return g->v[k];
+}
+
+/* OCANNL's block tensor literals (test_block_tensor.ml), which stack by a
+   fixed index and a concatenation (nx_tensor_stack), computed by the
+   projections of both operations alone: the values and shapes its expected
+   output prints. */
+static void check_block_literals(void) {
+  static const double x1[] = {1, 2, 3}, x2[] = {4, 5, 6}, x3[] = {10, 20}, x4[] = {30, 40}, x5[] = {7, 8, 9};
+  static const struct {
+    const char *source;
+    enum nx_axis_kind kind;
+    const char *shape;
+    double want[12];
+  } lits[] = {
+      {"test_block_tensor.ml Test 1: List output axis [x1; x2] (shape 0:2,1:3)", NX_AXIS_OUTPUT, "2,3", {1, 2, 3, 4, 5, 6}},
+      {"test_block_tensor.ml Test 2: Array batch axis [|x3; x4|] (shape 0:2|1:2)", NX_AXIS_BATCH, "2|2", {10, 20, 30, 40}},
+      {"test_block_tensor.ml Test 3: Tuple input axis (x1, x2) (shape 1:2->0:3)", NX_AXIS_INPUT, "2->3", {1, 4, 2, 5, 3, 6}},
+      {"test_block_tensor.ml Test 4: 3-way list [x1; x2; x5] (shape 0:3,1:3)", NX_AXIS_OUTPUT, "3,3", {1, 2, 3, 4, 5, 6, 7, 8, 9}},
+      {"test_block_tensor.ml Test 5: Nested [[x1; x2]; [x1; x2]] (shape 0:2,1:2,2:3)", NX_AXIS_OUTPUT, "2,2,3",
+       {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}},
+  };
+  for (size_t i = 0; i < sizeof lits / sizeof *lits; i++) {
+    nx_shape_session *s;
+    nx_tensor *a, *b, *c, *t;
+    graph g = {.n = 3};
+    bool two = i == 1;
+    CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "xa", "", "", two ? "2" : "3", &a) == 0 &&
+              nx_tensor_term(s, "xb", "", "", two ? "2" : "3", &b) == 0 && nx_tensor_term(s, "xc", "", "", "3", &c) == 0,
+          "terms");
+    g.t[0] = a, g.t[1] = b, g.t[2] = c;
+    memcpy(g.v[0], two ? x3 : x1, (two ? 2 : 3) * sizeof(double));
+    memcpy(g.v[1], two ? x4 : x2, (two ? 2 : 3) * sizeof(double));
+    memcpy(g.v[2], x5, sizeof x5);
+    nx_tensor *parts[3] = {a, b, c};
+    int rc = nx_tensor_stack(s, lits[i].kind, parts, i == 3 ? 3 : 2, &t);
+    if (!rc && i == 4) {
+      nx_tensor *r1, *r2;
+      rc = nx_tensor_stack(s, NX_AXIS_OUTPUT, parts, 2, &r1);
+      if (!rc) rc = nx_tensor_stack(s, NX_AXIS_OUTPUT, parts, 2, &r2);
+      nx_tensor *rows[2] = {r1, r2};
+      if (!rc) rc = nx_tensor_stack(s, NX_AXIS_OUTPUT, rows, 2, &t);
+    }
+    CHECK(rc == 0 && nx_shape_finish(s) == 0, "%s: %s", lits[i].source, nx_error_message());
+    CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_SIZE), lits[i].shape), "%s: shape %s", lits[i].source,
+          shape_str(s, t, NX_SHAPE_STYLE_SIZE));
+    const double *v = rc ? NULL : values_of(s, &g, t);
+    CHECK(v != NULL, "%s: computed by the projections: %s", lits[i].source, nx_error_message());
+    const nx_shape_proj *p;
+    if (v && nx_shape_projections(s, t, &p) == 0) {
+      CHECK(nx_proj_tensor(p, NX_PROJ_RESULT) == t && nx_proj_tensor(p, nx_proj_operand_count(p)) == NULL,
+            "%s: nx_proj_tensor", lits[i].source);
+      int n = (int)elems(p, NX_PROJ_RESULT);
+      for (int j = 0; j < n; j++)
+        CHECK(v[j] == lits[i].want[j], "%s: element %d is %g, OCANNL prints %g", lits[i].source, j, v[j], lits[i].want[j]);
+    }
+    nx_shape_session_free(s);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--dump")) return dump();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -476,6 +555,7 @@ int main(int argc, char **argv) {
   check_parses();
   check_padding();
   check_tensor_padding();
+  check_block_literals();
   /* Refusals. */
   nx_shape_session *s;
   nx_tensor *x, *y;
