@@ -443,10 +443,11 @@ static void check_tensor_padding(void) {
 }
 
 /* A tensor's values, computed by the projections of the operation that made
-   it, recursively (a leaf's are given): up to 16 tensors. */
+   it, recursively (a leaf's are given): up to GRAPH tensors. */
+#define GRAPH 64
 typedef struct {
-  const nx_tensor *t[16];
-  double v[16][64];
+  const nx_tensor *t[GRAPH];
+  double v[GRAPH][64];
   int n;
 } graph;
 
@@ -454,14 +455,24 @@ static const double *values_of(nx_shape_session *s, graph *g, const nx_tensor *t
   for (int i = 0; i < g->n; i++)
     if (g->t[i] == t) return g->v[i];
   const nx_shape_proj *p;
-  if (g->n == 16 || nx_shape_projections(s, t, &p)) return NULL;
+  if (g->n == GRAPH || nx_shape_projections(s, t, &p)) return NULL;
   double *ops[NX_SHAPE_MAX_OPERANDS];
   for (int i = 0; i < nx_proj_operand_count(p); i++)
     if (!(ops[i] = (double *)values_of(s, g, nx_proj_tensor(p, i)))) return NULL;
   int k = g->n;
-  if (k == 16 || elems(p, NX_PROJ_RESULT) > 64 || run_proj(p, ops, g->v[k], elems(p, NX_PROJ_RESULT))) return NULL;
+  if (k == GRAPH || elems(p, NX_PROJ_RESULT) > 64 || run_proj(p, ops, g->v[k], elems(p, NX_PROJ_RESULT))) return NULL;
   g->t[k] = t, g->n++;
   return g->v[k];
+}
+
+/* A nest of stacks: at depth 0 the two parts stacked on kinds[0], at depth
+   d two nests of depth d - 1 stacked on kinds[d], each built afresh. */
+static int nest(nx_shape_session *s, nx_tensor *const *parts, const enum nx_axis_kind *kinds, int depth, nx_tensor **out) {
+  if (!depth) return nx_tensor_stack(s, kinds[0], parts, 2, out);
+  nx_tensor *two[2];
+  int rc = nest(s, parts, kinds, depth - 1, &two[0]);
+  if (!rc) rc = nest(s, parts, kinds, depth - 1, &two[1]);
+  return rc ? rc : nx_tensor_stack(s, kinds[depth], two, 2, out);
 }
 
 /* OCANNL's block tensor literals (test_block_tensor.ml), which stack by a
@@ -474,7 +485,7 @@ static void check_block_literals(void) {
     const char *source;
     enum nx_axis_kind kind;
     const char *shape;
-    double want[12];
+    double want[24];
   } lits[] = {
       {"test_block_tensor.ml Test 1: List output axis [x1; x2] (shape 0:2,1:3)", NX_AXIS_OUTPUT, "2,3", {1, 2, 3, 4, 5, 6}},
       {"test_block_tensor.ml Test 2: Array batch axis [|x3; x4|] (shape 0:2|1:2)", NX_AXIS_BATCH, "2|2", {10, 20, 30, 40}},
@@ -482,6 +493,22 @@ static void check_block_literals(void) {
       {"test_block_tensor.ml Test 4: 3-way list [x1; x2; x5] (shape 0:3,1:3)", NX_AXIS_OUTPUT, "3,3", {1, 2, 3, 4, 5, 6, 7, 8, 9}},
       {"test_block_tensor.ml Test 5: Nested [[x1; x2]; [x1; x2]] (shape 0:2,1:2,2:3)", NX_AXIS_OUTPUT, "2,2,3",
        {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}},
+      {"test_block_tensor.ml Test 5b: Deeper nest (3 levels) (shape 0:2,1:2,2:2,3:3)", NX_AXIS_OUTPUT, "2,2,2,3",
+       {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}},
+      {"test_block_tensor.ml Test 5c: Cross-kind [ (x1, x2); (x1, x2) ] (shape 2:2->0:2,1:3)", NX_AXIS_OUTPUT, "2->2,3",
+       {1, 4, 2, 5, 3, 6, 1, 4, 2, 5, 3, 6}},
+      {"test_block_tensor.ml Test 5c2: Cross-kind [| [x1; x2]; [x1; x2] |] (shape 0:2|1:2,2:3)", NX_AXIS_BATCH, "2|2,3",
+       {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}},
+      {"test_block_tensor.ml Test 5c3: Three-way [| [ (x1, x2); (x1, x2) ]; ... |] (shape 0:2|3:2->1:2,2:3)",
+       NX_AXIS_BATCH, "2|2->2,3", {1, 4, 2, 5, 3, 6, 1, 4, 2, 5, 3, 6, 1, 4, 2, 5, 3, 6, 1, 4, 2, 5, 3, 6}},
+  };
+  /* The nests: per case, the kinds of its levels, innermost first (Tests 5 to 5c3). */
+  static const enum nx_axis_kind nests[][3] = {
+      [4] = {NX_AXIS_OUTPUT, NX_AXIS_OUTPUT},
+      [5] = {NX_AXIS_OUTPUT, NX_AXIS_OUTPUT, NX_AXIS_OUTPUT},
+      [6] = {NX_AXIS_INPUT, NX_AXIS_OUTPUT},
+      [7] = {NX_AXIS_OUTPUT, NX_AXIS_BATCH},
+      [8] = {NX_AXIS_INPUT, NX_AXIS_OUTPUT, NX_AXIS_BATCH},
   };
   for (size_t i = 0; i < sizeof lits / sizeof *lits; i++) {
     nx_shape_session *s;
@@ -496,14 +523,9 @@ static void check_block_literals(void) {
     memcpy(g.v[1], two ? x4 : x2, (two ? 2 : 3) * sizeof(double));
     memcpy(g.v[2], x5, sizeof x5);
     nx_tensor *parts[3] = {a, b, c};
-    int rc = nx_tensor_stack(s, lits[i].kind, parts, i == 3 ? 3 : 2, &t);
-    if (!rc && i == 4) {
-      nx_tensor *r1, *r2;
-      rc = nx_tensor_stack(s, NX_AXIS_OUTPUT, parts, 2, &r1);
-      if (!rc) rc = nx_tensor_stack(s, NX_AXIS_OUTPUT, parts, 2, &r2);
-      nx_tensor *rows[2] = {r1, r2};
-      if (!rc) rc = nx_tensor_stack(s, NX_AXIS_OUTPUT, rows, 2, &t);
-    }
+    int rc = 0;
+    if (i < 4) rc = nx_tensor_stack(s, lits[i].kind, parts, i == 3 ? 3 : 2, &t);
+    else rc = nest(s, parts, nests[i], i == 5 || i == 8 ? 2 : 1, &t);
     CHECK(rc == 0 && nx_shape_finish(s) == 0, "%s: %s", lits[i].source, nx_error_message());
     CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_SIZE), lits[i].shape), "%s: shape %s", lits[i].source,
           shape_str(s, t, NX_SHAPE_STYLE_SIZE));
