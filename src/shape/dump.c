@@ -121,9 +121,9 @@ static void ivec(out_t *o, const char *name, const nx__ivec *v) {
 static void var(out_t *o, int v) {
   nx_shape_session *s = o->s;
   const nx__var *e = NX__VARR(s, v);
-  P(o, "var %d %s name=%s up=%d off=%d wake=%d flags=%d%d%d%d%d%d%d res=", v, e->is_row ? "row" : "dim", str(e->name),
+  P(o, "var %d %s name=%s up=%d off=%d wake=%d flags=%d%d%d%d%d%d%d%d res=", v, e->is_row ? "row" : "dim", str(e->name),
     e->up, e->off, e->wake, e->is_param, e->safe_to_guess, e->in_pointwise, e->in_spec, e->hidden_param,
-    e->closed_class, s->self[v].d != NULL);
+    e->closed_class, e->no_guess, s->self[v].d != NULL);
   ilist(o, &e->res);
   P(o, " opnd=");
   ilist(o, &e->opnd);

@@ -254,7 +254,7 @@ static int make_fresh(nx_shape_session *s, nx_shape_renaming *r, const int *ids,
     e = NX__VARR(s, ids[i]);
     nx__var *f = NX__VAR(s, w);
     f->is_param = e->is_param, f->safe_to_guess = e->safe_to_guess, f->in_pointwise = e->in_pointwise;
-    f->in_spec = e->in_spec, f->hidden_param = e->hidden_param;
+    f->in_spec = e->in_spec, f->hidden_param = e->hidden_param, f->no_guess = e->no_guess;
     r->p[r->n++] = (pair){ids[i], w};
   }
   qsort(r->p, (size_t)r->n, sizeof *r->p, cmp_pair);

@@ -543,6 +543,45 @@ static void check_block_literals(void) {
   }
 }
 
+/* test_block_tensor.ml Tests 5e2 and 5g: concatenations added to a zero
+   vector of 7, whose exact values OCANNL prints ("10 20 30 40 50 60 70" for
+   "ii; mm; kk => ii^mm^kk", and "1 2 ... 7" for the nested "jj; kk =>
+   jj^kk" inside "ii; jjkk => ii^jjkk"). The concatenations are computed
+   by their projections; the pointwise sum with zeros, whose loops nx's
+   projections do not give, is checked for its shape (7) only. */
+static void check_concat_values(void) {
+  for (int nested = 0; nested < 2; nested++) {
+    nx_shape_session *s;
+    nx_tensor *a, *b, *c, *zeros, *cat, *sum;
+    graph g = {.n = 3};
+    static const double mc[3][3] = {{10, 20}, {30, 40, 50}, {60, 70}}, ng[3][3] = {{1, 2}, {3, 4, 5}, {6, 7}};
+    CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "a", "", "", "2", &a) == 0 &&
+              nx_tensor_term(s, "b", "", "", "3", &b) == 0 && nx_tensor_term(s, "c", "", "", "2", &c) == 0 &&
+              nx_tensor_term(s, "fixed7", "", "", "7", &zeros) == 0,
+          "terms");
+    g.t[0] = a, g.t[1] = b, g.t[2] = c;
+    for (int i = 0; i < 3; i++) memcpy(g.v[i], nested ? ng[i] : mc[i], sizeof mc[i]);
+    nx_tensor *abc[3] = {a, b, c};
+    int rc;
+    if (nested) {
+      nx_tensor *bc;
+      rc = nx_tensor_einsum(s, "jj; kk => jj^kk", abc + 1, 2, &bc);
+      nx_tensor *abc2[2] = {a, bc};
+      if (!rc) rc = nx_tensor_einsum(s, "ii; jjkk => ii^jjkk", abc2, 2, &cat);
+    } else
+      rc = nx_tensor_einsum(s, "ii; mm; kk => ii^mm^kk", abc, 3, &cat);
+    if (!rc) rc = nx_tensor_binary(s, "+", cat, zeros, &sum);
+    CHECK(rc == 0 && nx_shape_finish(s) == 0 && !strcmp(shape_str(s, sum, NX_SHAPE_STYLE_SIZE), "7"),
+          "test_block_tensor.ml Test %s: %s", nested ? "5g" : "5e2", nx_error_message());
+    const double *v = rc ? NULL : values_of(s, &g, cat);
+    for (int j = 0; v && j < 7; j++)
+      CHECK(v[j] == (nested ? j + 1 : 10 * (j + 1)), "test_block_tensor.ml Test %s: element %d is %g",
+            nested ? "5g" : "5e2", j, v[j]);
+    CHECK(v != NULL, "computed: %s", nx_error_message());
+    nx_shape_session_free(s);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--dump")) return dump();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -578,6 +617,7 @@ int main(int argc, char **argv) {
   check_padding();
   check_tensor_padding();
   check_block_literals();
+  check_concat_values();
   /* Refusals. */
   nx_shape_session *s;
   nx_tensor *x, *y;
