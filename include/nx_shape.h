@@ -813,7 +813,7 @@ NX_API int nx_tensor_padding(nx_shape_session *s, const nx_tensor *t, int axis, 
    NX_EINVAL on a NULL argument or t's rows not solved yet (call
    nx_shape_finish first); NX_ENOMEM when memory runs out.
    nx_tensor_padding_resolved(t) says whether t's padding is resolved
-   (false for NULL). */
+   (false, with the message set, for NULL). */
 NX_API int nx_tensor_resolve_padding(nx_shape_session *s, nx_tensor *t);
 NX_API bool nx_tensor_padding_resolved(const nx_tensor *t);
 

@@ -104,4 +104,7 @@ int nx_tensor_resolve_padding(nx_shape_session *s, nx_tensor *t) {
   return replace(s, t, true, n, copy_of(s, t, n)) ? 0 : nx__fail(NX_ENOMEM, "nx_tensor_resolve_padding: out of memory");
 }
 
-bool nx_tensor_padding_resolved(const nx_tensor *t) { return t && t->pad && t->pad->resolved; }
+bool nx_tensor_padding_resolved(const nx_tensor *t) {
+  if (!t) return nx__fail(NX_EINVAL, "nx_tensor_padding_resolved: the tensor is NULL"), false;
+  return t->pad && t->pad->resolved;
+}

@@ -108,6 +108,7 @@ static int add_term(builder *b, nx_shape_index *x, int64_t coeff, const nx_dim *
   return 0;
 }
 
+/* The root of i's group (path halving); a root is its group's first iterator. */
 static int find(int *up, int i) {
   while (up[i] != i) i = up[i] = up[up[i]];
   return i;

@@ -100,10 +100,12 @@ NULL_ALLOWED = {
     ("nx_proj_axis", "index"): "nx_shape.h: each out-parameter is optional",
     ("nx_proj_padding", "left"): "nx_shape.h: each out-parameter is optional",
     ("nx_proj_padding", "right"): "nx_shape.h: each out-parameter is optional",
+    ("nx_tensor_padding", "left"): "nx_shape.h: each out-parameter is optional",
+    ("nx_tensor_padding", "right"): "nx_shape.h: each out-parameter is optional",
 }
 for f in ("nx_shape_add_dim_eq", "nx_shape_add_dim_ineq", "nx_shape_add_row_eq", "nx_shape_add_row_ineq",
           "nx_shape_add_at_least", "nx_shape_add_total_elems", "nx_shape_add_exact", "nx_shape_add_terminal_dim",
-          "nx_shape_add_terminal_row", "nx_shape_add_shape_row"):
+          "nx_shape_add_terminal_row", "nx_shape_add_shape_row", "nx_shape_add_total_dim"):
     NULL_ALLOWED[(f, "o")] = "nx_shape.h: the origin is NULL for none"
 
 # Functions returning an int that is a count, not a status: for these only
