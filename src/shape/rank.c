@@ -92,6 +92,13 @@ static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origi
   int64_t need = NX__VARR(s, v)->pot + w - NX__VARR(s, u)->pot;
   if (need <= 0) return 0;
   int stamp = ++s->stamp, rc = 0;
+  nx__var *x0 = NX__VAR(s, v);
+  if (!x0->edges) { /* the search would lower v alone, finishing it at once */
+    x0->stamp = -stamp;
+    x0->drop = need;
+    x0->pot -= need;
+    return 0;
+  }
   heap h = {0};
   nx__ivec done = {0};
   NX__VAR(s, v)->stamp = stamp;
