@@ -252,8 +252,23 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
   return x;
 }
 
-/* d under the solution; a variable's chain is compressed to its end. */
+static const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d);
+static const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv);
+
+/* d under the solution; a variable's chain is compressed to its end. The
+   common cases (an unbound variable, one bound to a solved dim or to an
+   unbound variable, a solved dim) return before anything is saved for the
+   calls of the rest. */
 const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
+  if (d->kind == NX__D_SOLVED) return d;
+  if (d->kind == NX__D_VAR) {
+    const nx_dim *x = s->val[d->var].d;
+    if (!x || x->kind == NX__D_SOLVED || (x->kind == NX__D_VAR && !s->val[x->var].d)) return x ? x : d;
+  }
+  return dsub_rest(s, d);
+}
+
+static const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
     const nx_dim *x = s->val[d->var].d;
@@ -269,11 +284,18 @@ const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
 }
 
 /* r with its row variable's solution spliced in: {l; r; v} with
-   v := {l'; r'; b'} is {l@l'; r'@r; b'}. */
+   v := {l'; r'; b'} is {l@l'; r'@r; b'}. The common cases (no variable, an
+   unbound one, or a bare variable bound to a row whose own variable is
+   unbound) return before anything is saved for the rest. */
 const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
   if (!r->var) return r;
   const nx_row *rv = s->val[r->var].r;
   if (!rv) return r;
+  if (!r->nbeg && !r->ndims && (!rv->var || !s->val[rv->var].r)) return rv;
+  return rsub_rest(s, r, rv);
+}
+
+static const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv) {
   const nx_row *v = nx__shape_rsub(s, rv);
   if (v != rv) nx__shape_set_val(s, r->var, (nx__val){.r = v}); /* path compression */
   if (!r->nbeg && !r->ndims) return v;
