@@ -22,7 +22,7 @@ enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 
 void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
 
-static void *alloc_chunk(nx__chunk **chunks, size_t n);
+static NX__NOINLINE void *alloc_chunk(nx__chunk **chunks, size_t n);
 
 /* Bump allocation in the newest chunk; a new chunk (doubling to CHUNK_MAX)
    when it is full, made apart so that the bump costs a few instructions. */
@@ -39,7 +39,7 @@ void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
   return alloc_chunk(chunks, n);
 }
 
-static void *alloc_chunk(nx__chunk **chunks, size_t n) {
+static NX__NOINLINE void *alloc_chunk(nx__chunk **chunks, size_t n) {
   if (n > SIZE_MAX / 2) return NULL;
   n = (n + 7) & ~(size_t)7;
   nx__chunk *c = *chunks;

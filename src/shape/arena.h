@@ -15,6 +15,14 @@
 
 typedef struct nx__chunk nx__chunk;
 
+/* A function's rare path, kept out of line so that the common path of its
+   caller saves no registers (substitution, the arena's bump). */
+#if defined(__GNUC__)
+#define NX__NOINLINE __attribute__((noinline))
+#else
+#define NX__NOINLINE
+#endif
+
 /* n zeroed bytes (8-byte aligned) in s's arena, or NULL when memory runs
    out or n is past SIZE_MAX / 2. */
 void *nx__shape_alloc(nx_shape_session *s, size_t n);

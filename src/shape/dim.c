@@ -252,8 +252,8 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
   return x;
 }
 
-static const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d);
-static const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv);
+static NX__NOINLINE const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d);
+static NX__NOINLINE const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv);
 
 /* d under the solution; a variable's chain is compressed to its end. The
    common cases (an unbound variable, one bound to a solved dim or to an
@@ -268,7 +268,7 @@ const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
   return dsub_rest(s, d);
 }
 
-static const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d) {
+static NX__NOINLINE const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
     const nx_dim *x = s->val[d->var].d;
@@ -295,7 +295,7 @@ const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
   return rsub_rest(s, r, rv);
 }
 
-static const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv) {
+static NX__NOINLINE const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv) {
   const nx_row *v = nx__shape_rsub(s, rv);
   if (v != rv) nx__shape_set_val(s, r->var, (nx__val){.r = v}); /* path compression */
   if (!r->nbeg && !r->ndims) return v;

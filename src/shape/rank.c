@@ -88,7 +88,7 @@ static struct entry heap_pop(heap *h) {
 /* Makes the potentials satisfy rank(u) >= rank(v) + w between class roots
    u != v (neither closed): lowers v and what its edges force below it.
    NX_EINVAL (message set) if u would have to drop: a positive cycle. */
-static int lower(nx_shape_session *s, int u, int v, int64_t need, const nx__origin *o);
+static NX__NOINLINE int lower(nx_shape_session *s, int u, int v, int64_t need, const nx__origin *o);
 
 static inline int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origin *o) {
   int64_t need = NX__VARR(s, v)->pot + w - NX__VARR(s, u)->pot;
@@ -96,7 +96,7 @@ static inline int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx
 }
 
 /* satisfy's search, for a positive need. */
-static int lower(nx_shape_session *s, int u, int v, int64_t need, const nx__origin *o) {
+static NX__NOINLINE int lower(nx_shape_session *s, int u, int v, int64_t need, const nx__origin *o) {
   int stamp = ++s->stamp, rc = 0;
   nx__var *x0 = NX__VAR(s, v);
   if (!x0->edges) { /* the search would lower v alone, finishing it at once */
