@@ -77,8 +77,7 @@ const nx_dim *nx__shape_dim_solved(nx_shape_session *s, int64_t d, const char *b
   return x->basis ? x : NULL;
 }
 
-const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
-  if (s->self[v].d) return s->self[v].d;
+const nx_dim *nx__shape_dim_var_new(nx_shape_session *s, int v) {
   nx_dim *x = nx__shape_alloc_in(&s->self_chunks, NX__DIM_VAR_SIZE);
   if (!x) return NULL;
   x->kind = NX__D_VAR;
@@ -102,8 +101,7 @@ const nx_row *nx__shape_row_new(nx_shape_session *s, const nx_dim *const *beg, i
   return r;
 }
 
-const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
-  if (s->self[v].r) return s->self[v].r;
+const nx_row *nx__shape_row_of_var_new(nx_shape_session *s, int v) {
   nx_row *r = nx__shape_alloc_in(&s->self_chunks, sizeof *r);
   if (!r) return NULL;
   r->beg = r->dims = (const nx_dim **)(r + 1);
@@ -252,23 +250,9 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
   return x;
 }
 
-static NX__NOINLINE const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d);
-static NX__NOINLINE const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv);
-
-/* d under the solution; a variable's chain is compressed to its end. The
-   common cases (an unbound variable, one bound to a solved dim or to an
-   unbound variable, a solved dim) return before anything is saved for the
-   calls of the rest. */
-const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
-  if (d->kind == NX__D_SOLVED) return d;
-  if (d->kind == NX__D_VAR) {
-    const nx_dim *x = s->val[d->var].d;
-    if (!x || x->kind == NX__D_SOLVED || (x->kind == NX__D_VAR && !s->val[x->var].d)) return x ? x : d;
-  }
-  return dsub_rest(s, d);
-}
-
-static NX__NOINLINE const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d) {
+/* d under the solution, past the common cases of nx__shape_dsub (session.h);
+   a variable's chain is compressed to its end. */
+const nx_dim *nx__shape_dsub_rest(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
     const nx_dim *x = s->val[d->var].d;
@@ -283,30 +267,20 @@ static NX__NOINLINE const nx_dim *dsub_rest(nx_shape_session *s, const nx_dim *d
   return d;
 }
 
-/* r with its row variable's solution spliced in: {l; r; v} with
-   v := {l'; r'; b'} is {l@l'; r'@r; b'}. The common cases (no variable, an
-   unbound one, or a bare variable bound to a row whose own variable is
-   unbound) return before anything is saved for the rest. */
-const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
-  if (!r->var) return r;
-  const nx_row *rv = s->val[r->var].r;
-  if (!rv) return r;
-  if (!r->nbeg && !r->ndims && (!rv->var || !s->val[rv->var].r)) return rv;
-  return rsub_rest(s, r, rv);
-}
-
-static NX__NOINLINE const nx_row *rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv) {
+/* r with its row variable's solution rv spliced in, past the common cases of
+   nx__shape_rsub (session.h): {l; r; v} with v := {l'; r'; b'} is
+   {l@l'; r'@r; b'}. */
+const nx_row *nx__shape_rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv) {
   const nx_row *v = nx__shape_rsub(s, rv);
   if (v != rv) nx__shape_set_val(s, r->var, (nx__val){.r = v}); /* path compression */
   if (!r->nbeg && !r->ndims) return v;
   int nb = r->nbeg + v->nbeg, nd = v->ndims + r->ndims;
   nx_row *x = nx__shape_alloc(s, sizeof *x + (size_t)(nb + nd) * sizeof(nx_dim *));
   if (!x) return r;
-  const nx_dim **all = (const nx_dim **)(x + 1);
-  memcpy(all, r->beg, (size_t)r->nbeg * sizeof *all);
-  memcpy(all + r->nbeg, v->beg, (size_t)v->nbeg * sizeof *all);
-  memcpy(all + nb, v->dims, (size_t)v->ndims * sizeof *all);
-  memcpy(all + nb + v->ndims, r->dims, (size_t)r->ndims * sizeof *all);
+  const nx_dim **all = (const nx_dim **)(x + 1), **p = all; /* a few dims: copied by hand, not by calls */
+  for (int i = 0; i < r->nbeg; i++) *p++ = r->beg[i];
+  for (int i = 0; i < v->nbeg + v->ndims; i++) *p++ = v->beg[i]; /* v's beg and dims are contiguous */
+  for (int i = 0; i < r->ndims; i++) *p++ = r->dims[i];
   x->beg = all;
   x->dims = all + nb;
   x->nbeg = nb;

@@ -163,6 +163,35 @@ static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
     if ((s)->logging) nx__shape_log_bytes((s), &(field), sizeof(field)); \
   } while (0)
 
+/* Substitution under the current solution (dims.h). The common cases (a
+   solved dim, an unbound variable, one bound to a solved dim or an unbound
+   variable; a row without a variable or whose variable's value needs no
+   splicing) are answered here, inline, where substitution is called most. */
+static inline const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
+  if (d->kind == NX__D_SOLVED) return d;
+  if (d->kind == NX__D_VAR) {
+    const nx_dim *x = s->val[d->var].d;
+    if (!x) return d;
+    if (x->kind == NX__D_SOLVED || (x->kind == NX__D_VAR && !s->val[x->var].d)) return x;
+  }
+  return nx__shape_dsub_rest(s, d);
+}
+static inline const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
+  if (!r->var) return r;
+  const nx_row *rv = s->val[r->var].r;
+  if (!rv) return r;
+  if (!r->nbeg && !r->ndims && (!rv->var || !s->val[rv->var].r)) return rv;
+  return nx__shape_rsub_rest(s, r, rv);
+}
+
+/* The dim or the row that is just variable v (dims.h): NULL when memory runs out. */
+static inline const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
+  return s->self[v].d ? s->self[v].d : nx__shape_dim_var_new(s, v);
+}
+static inline const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
+  return s->self[v].r ? s->self[v].r : nx__shape_row_of_var_new(s, v);
+}
+
 /* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */
 int nx__shape_lbound_new(nx_shape_session *s);
 
