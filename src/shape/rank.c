@@ -20,6 +20,14 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
+/* The search's body, kept out of line so that satisfy's common case (no
+   lowering needed) saves no registers. */
+#if defined(__GNUC__)
+#define NX__NOINLINE __attribute__((noinline))
+#else
+#define NX__NOINLINE
+#endif
+
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
 /* rank_find's far case: a path of two links or more, compressed so that

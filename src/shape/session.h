@@ -163,6 +163,9 @@ static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
     if ((s)->logging) nx__shape_log_bytes((s), &(field), sizeof(field)); \
   } while (0)
 
+/* n zeroed bytes in s's arena (arena.h). */
+static inline void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
+
 /* Substitution under the current solution (dims.h). The common cases (a
    solved dim, an unbound variable, one bound to a solved dim or an unbound
    variable; a row without a variable or whose variable's value needs no
