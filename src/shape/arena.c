@@ -176,6 +176,7 @@ void nx_shape_session_free(nx_shape_session *s) {
   nx__free(s->lbs);
   nx__free(s->val);
   nx__free(s->self);
+  nx__free(s->opnd_bits);
   nx__free(s->pending.p);
   nx__free(s->queue.p);
   nx__shape_hold_free(&s->marks);

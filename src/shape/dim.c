@@ -11,8 +11,9 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-/* Room for variable ids up to n - 1: the solution, self and log tables by
-   doubling, the variables by whole pages (a page never moves). */
+/* Room for variable ids up to n - 1: the solution, self and log tables and
+   the opnd bits by doubling, the variables by whole pages (a page never
+   moves). */
 int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   if (n <= s->capvars) return 0;
   /* the three tables share capvars: each grows to the same new capacity */
@@ -21,6 +22,10 @@ int nx__shape_vars_reserve(nx_shape_session *s, int n) {
       nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv) ||
       nx__shape_grow((void **)&s->vsaved, &cw, cv, sizeof *s->vsaved, cv))
     return NX_ENOMEM;
+  int nw = s->nopnd_words, words = cv / 64 + 1;
+  if (nx__shape_grow((void **)&s->opnd_bits, &nw, words, sizeof *s->opnd_bits, words)) return NX_ENOMEM;
+  memset(s->opnd_bits + s->nopnd_words, 0, (size_t)(nw - s->nopnd_words) * sizeof *s->opnd_bits);
+  s->nopnd_words = nw;
   while (s->nvpages * NX__VPAGE < cv) {
     if (s->nvpages == s->capvpages &&
         nx__shape_grow((void **)&s->vpages, &s->capvpages, s->nvpages + 1, sizeof *s->vpages, 8))

@@ -74,6 +74,11 @@ struct nx_shape_session {
   nx__val *self; /* the dim or row that is just the variable, made on first use */
   nx__chunk *self_chunks; /* where those are made: together, in variable order */
   int nvars, capvars;
+  /* by variable, one bit set when it gains an upper neighbour (opnd), never
+     cleared: a superset of those that have one, so that stage 2's merge
+     visits them alone instead of every variable's record */
+  uint64_t *opnd_bits;
+  int nopnd_words;
   nx__cvec pending, queue;
   nx__hold marks, deferred;
   nx__pvec tensors;
@@ -186,6 +191,9 @@ static inline const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r)
   if (!r->nbeg && !r->ndims && (!rv->var || !s->val[rv->var].r)) return rv;
   return nx__shape_rsub_rest(s, r, rv);
 }
+
+/* Variable v gained an upper neighbour (see opnd_bits). */
+static inline void nx__shape_mark_opnd(nx_shape_session *s, int v) { s->opnd_bits[v >> 6] |= (uint64_t)1 << (v & 63); }
 
 /* The dim or the row that is just variable v (dims.h): NULL when memory runs out. */
 static inline const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {

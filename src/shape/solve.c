@@ -332,6 +332,7 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
     if (nx__shape_ilist_has(s, &a->res, w) || (stage >= 2 && unique_pair(s, v, w))) return nx__shape_unify_dim(s, r, p, o);
     if (!nx__shape_ilist_has(s, &a->opnd, w) && (nx__shape_ilist_push(s, &a->opnd, w) || nx__shape_ilist_push(s, &NX__VAR(s, w)->res, v)))
       return NX_ENOMEM;
+    nx__shape_mark_opnd(s, v);
     (void)b;
     a = NX__VAR(s, v);
     if (a->glb) return push_dim(s, NX__C_DIM_INEQ, a->glb, p, nx__shape_origin_join(s, a->glb_o, o));
