@@ -17,8 +17,7 @@ typedef union {
 /* One variable: a dim variable or a row variable (is_row); the fields of
    the other kind share its storage. */
 typedef struct nx__var {
-  const char *name;
-  nx__ilist res, opnd; /* variables below / above */
+  /* bytes 0-31: the bounds a step reads next to the hot part */
   union {
     struct {                    /* dim */
       const nx_dim *glb;        /* join of ground lower bounds */
@@ -28,15 +27,24 @@ typedef struct nx__var {
     struct {                    /* row */
       int lower, lower_tail;    /* s->lbs stored on this var (next_lower) */
       int watch, watch_tail;    /* s->lbs whose row mentions this var (next_watch) */
-      nx__edge *edges, *edges_tail;
-      int stamp;          /* rank.c: the search that last reached this class */
-      int64_t pot, drop;  /* rank.c: a feasible rank of the class; by how much a search lowers it */
+      int64_t pot;              /* rank.c: a feasible rank of the class */
+      nx__edge *edges;
     };
   };
+  /* bytes 32-63, within one cache line whatever the record's place: what
+     nearly every step reads or writes */
+  nx__ilist res, opnd; /* variables below / above */
   /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
   int up, off;
   int wake; /* head of its list of held constraints that read it, 0: none */
   bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
+  /* bytes 64-95: read rarely */
+  const char *name;
+  struct {           /* row */
+    nx__edge *edges_tail;
+    int64_t drop;    /* rank.c: by how much a search lowers the class */
+    int stamp;       /* rank.c: the search that last reached this class */
+  };
 } nx__var;
 
 /* ---- The undo log (snapshot.c) ----
