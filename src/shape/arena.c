@@ -9,21 +9,13 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-struct nx__chunk {
-  nx__chunk *next;
-  size_t used, cap;
-  _Alignas(max_align_t) unsigned char data[];
-};
-
 /* Chunks start small (a session for a few tensors stays small) and double
    up to CHUNK_MAX; they come zeroed from calloc, and every object in them
    (pointers, int64_t, no long double) needs at most 8-byte alignment. */
 enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 
-void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
-
-/* Bump allocation in the newest chunk; a new chunk (doubling to CHUNK_MAX) when it is full. */
-void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
+/* When the newest chunk is full: a new chunk (doubling to CHUNK_MAX). */
+void *nx__shape_alloc_chunk(nx__chunk **chunks, size_t n) {
   if (n > SIZE_MAX / 2) return NULL;
   n = (n + 7) & ~(size_t)7;
   nx__chunk *c = *chunks;
@@ -184,6 +176,7 @@ void nx_shape_session_free(nx_shape_session *s) {
   nx__free(s->lbs);
   nx__free(s->val);
   nx__free(s->self);
+  nx__free(s->opnd_bits);
   nx__free(s->pending.p);
   nx__free(s->queue.p);
   nx__shape_hold_free(&s->marks);

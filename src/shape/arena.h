@@ -15,11 +15,31 @@
 
 typedef struct nx__chunk nx__chunk;
 
-/* n zeroed bytes (8-byte aligned) in s's arena, or NULL when memory runs
-   out or n is past SIZE_MAX / 2. */
-void *nx__shape_alloc(nx_shape_session *s, size_t n);
-/* The same in another list of chunks (the session keeps two). */
-void *nx__shape_alloc_in(nx__chunk **chunks, size_t n);
+/* A chunk of an arena: bytes handed out from data, used of cap. */
+struct nx__chunk {
+  nx__chunk *next;
+  size_t used, cap;
+  _Alignas(max_align_t) unsigned char data[];
+};
+
+/* nx__shape_alloc(s, n) (session.h): n zeroed bytes (8-byte aligned) in s's
+   arena, or NULL when memory runs out or n is past SIZE_MAX / 2. */
+/* A new chunk and n bytes from it: nx__shape_alloc_in's rare path. */
+void *nx__shape_alloc_chunk(nx__chunk **chunks, size_t n);
+/* The same in a list of chunks (the session keeps two): a bump in the newest
+   chunk, inline, where the arena is called most. */
+static inline void *nx__shape_alloc_in(nx__chunk **chunks, size_t n) {
+  nx__chunk *c = *chunks;
+  if (c && n <= c->cap - c->used) {
+    size_t m = (n + 7) & ~(size_t)7;
+    if (m <= c->cap - c->used) {
+      void *p = c->data + c->used;
+      c->used += m;
+      return p;
+    }
+  }
+  return nx__shape_alloc_chunk(chunks, n);
+}
 /* A position in a list of chunks, and the rewind to it (what was allocated
    since is freed; the list must not have been rewound past m since). */
 typedef struct nx__arena_mark {

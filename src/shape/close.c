@@ -176,9 +176,17 @@ int nx__shape_close_mark(nx_shape_session *s, const nx__cons *c, int stage) {
 static const nx_dim *dvar_of(nx_shape_session *s, int v) { return nx__shape_dsub(s, nx__shape_dim_var(s, v)); }
 
 /* Stage 2: a variable whose only upper neighbour w has it as its only lower
-   neighbour is merged with w. */
+   neighbour is merged with w. The variables are visited in id order, only
+   those whose opnd bit is set (the others have no upper neighbour). */
 int nx__shape_stage2_pairs(nx_shape_session *s) {
   for (int v = 1; v < s->nvars; v++) {
+    uint64_t bits = s->opnd_bits[v >> 6] >> (v & 63);
+    if (!bits) { /* none at or past v in its word: the next word */
+      v |= 63;
+      continue;
+    }
+    v += __builtin_ctzll(bits);
+    if (v >= s->nvars) break;
     nx__var *e = NX__VAR(s, v);
     if (!e->opnd.head) continue;
     if (e->is_row) {

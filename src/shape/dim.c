@@ -11,8 +11,9 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-/* Room for variable ids up to n - 1: the solution, self and log tables by
-   doubling, the variables by whole pages (a page never moves). */
+/* Room for variable ids up to n - 1: the solution, self and log tables and
+   the opnd bits by doubling, the variables by whole pages (a page never
+   moves). */
 int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   if (n <= s->capvars) return 0;
   /* the three tables share capvars: each grows to the same new capacity */
@@ -21,6 +22,10 @@ int nx__shape_vars_reserve(nx_shape_session *s, int n) {
       nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv) ||
       nx__shape_grow((void **)&s->vsaved, &cw, cv, sizeof *s->vsaved, cv))
     return NX_ENOMEM;
+  int nw = s->nopnd_words, words = cv / 64 + 1;
+  if (nx__shape_grow((void **)&s->opnd_bits, &nw, words, sizeof *s->opnd_bits, words)) return NX_ENOMEM;
+  memset(s->opnd_bits + s->nopnd_words, 0, (size_t)(nw - s->nopnd_words) * sizeof *s->opnd_bits);
+  s->nopnd_words = nw;
   while (s->nvpages * NX__VPAGE < cv) {
     if (s->nvpages == s->capvpages &&
         nx__shape_grow((void **)&s->vpages, &s->capvpages, s->nvpages + 1, sizeof *s->vpages, 8))
@@ -77,8 +82,7 @@ const nx_dim *nx__shape_dim_solved(nx_shape_session *s, int64_t d, const char *b
   return x->basis ? x : NULL;
 }
 
-const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
-  if (s->self[v].d) return s->self[v].d;
+const nx_dim *nx__shape_dim_var_new(nx_shape_session *s, int v) {
   nx_dim *x = nx__shape_alloc_in(&s->self_chunks, NX__DIM_VAR_SIZE);
   if (!x) return NULL;
   x->kind = NX__D_VAR;
@@ -102,8 +106,7 @@ const nx_row *nx__shape_row_new(nx_shape_session *s, const nx_dim *const *beg, i
   return r;
 }
 
-const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
-  if (s->self[v].r) return s->self[v].r;
+const nx_row *nx__shape_row_of_var_new(nx_shape_session *s, int v) {
   nx_row *r = nx__shape_alloc_in(&s->self_chunks, sizeof *r);
   if (!r) return NULL;
   r->beg = r->dims = (const nx_dim **)(r + 1);
@@ -252,8 +255,9 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
   return x;
 }
 
-/* d under the solution; a variable's chain is compressed to its end. */
-const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
+/* d under the solution, past the common cases of nx__shape_dsub (session.h);
+   a variable's chain is compressed to its end. */
+const nx_dim *nx__shape_dsub_rest(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
     const nx_dim *x = s->val[d->var].d;
@@ -268,23 +272,20 @@ const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
   return d;
 }
 
-/* r with its row variable's solution spliced in: {l; r; v} with
-   v := {l'; r'; b'} is {l@l'; r'@r; b'}. */
-const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
-  if (!r->var) return r;
-  const nx_row *rv = s->val[r->var].r;
-  if (!rv) return r;
+/* r with its row variable's solution rv spliced in, past the common cases of
+   nx__shape_rsub (session.h): {l; r; v} with v := {l'; r'; b'} is
+   {l@l'; r'@r; b'}. */
+const nx_row *nx__shape_rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv) {
   const nx_row *v = nx__shape_rsub(s, rv);
   if (v != rv) nx__shape_set_val(s, r->var, (nx__val){.r = v}); /* path compression */
   if (!r->nbeg && !r->ndims) return v;
   int nb = r->nbeg + v->nbeg, nd = v->ndims + r->ndims;
   nx_row *x = nx__shape_alloc(s, sizeof *x + (size_t)(nb + nd) * sizeof(nx_dim *));
   if (!x) return r;
-  const nx_dim **all = (const nx_dim **)(x + 1);
-  memcpy(all, r->beg, (size_t)r->nbeg * sizeof *all);
-  memcpy(all + r->nbeg, v->beg, (size_t)v->nbeg * sizeof *all);
-  memcpy(all + nb, v->dims, (size_t)v->ndims * sizeof *all);
-  memcpy(all + nb + v->ndims, r->dims, (size_t)r->ndims * sizeof *all);
+  const nx_dim **all = (const nx_dim **)(x + 1), **p = all; /* a few dims: copied by hand, not by calls */
+  for (int i = 0; i < r->nbeg; i++) *p++ = r->beg[i];
+  for (int i = 0; i < v->nbeg + v->ndims; i++) *p++ = v->beg[i]; /* v's beg and dims are contiguous */
+  for (int i = 0; i < r->ndims; i++) *p++ = r->dims[i];
   x->beg = all;
   x->dims = all + nb;
   x->nbeg = nb;

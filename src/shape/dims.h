@@ -45,16 +45,20 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name);
 /* Room in the variable tables for ids below n: 0 or NX_ENOMEM. */
 int nx__shape_vars_reserve(nx_shape_session *s, int n);
 const nx_dim *nx__shape_dim_solved(nx_shape_session *s, int64_t d, const char *basis);
-const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v);
-const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v);
+/* nx__shape_dim_var(s, v) and nx__shape_row_of_var(s, v), the dim and the row
+   that are just variable v, are inline in session.h; made on first use by: */
+const nx_dim *nx__shape_dim_var_new(nx_shape_session *s, int v);
+const nx_row *nx__shape_row_of_var_new(nx_shape_session *s, int v);
 const nx_row *nx__shape_row_new(nx_shape_session *s, const nx_dim *const *beg, int nbeg, const nx_dim *const *dims,
                                 int ndims, int var);
 
 /* Substitution under the current solution (never fails: out of memory
    keeps the unsubstituted form, a shape error is recorded by
    nx__shape_subst_fail). */
-const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d);
-const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r);      /* row variables only */
+/* nx__shape_dsub(s, d) and nx__shape_rsub(s, r) (row variables only) are
+   inline in session.h, their common cases there; the rest: */
+const nx_dim *nx__shape_dsub_rest(nx_shape_session *s, const nx_dim *d);
+const nx_row *nx__shape_rsub_rest(nx_shape_session *s, const nx_row *r, const nx_row *rv); /* rv: r's value */
 const nx_row *nx__shape_rsub_full(nx_shape_session *s, const nx_row *r); /* and every dim */
 
 bool nx__shape_dim_equal(const nx_dim *a, const nx_dim *b);

@@ -86,10 +86,9 @@ static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
   }
 }
 
-/* Registers held entry id of h on every variable its constraint reads now. */
-static int watch(nx_shape_session *s, nx__hold *h, int id) {
-  nx__cons cv = nx__shape_hold_cons(s, h, id);
-  const nx__cons *c = &cv;
+/* Registers held entry id of h, whose constraint is c, on every variable c
+   reads now. */
+static int watch(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c) {
   int code = id << 1 | h->tag, rc = 0;
   switch (c->kind) {
   case NX__C_DIM_EQ:
@@ -154,7 +153,7 @@ int nx__shape_hold_add(nx_shape_session *s, nx__hold *h, const nx__cons *c, bool
   h->nlive++;
   if (nx__shape_ivec_push(&h->live[g], id)) return NX_ENOMEM;
   if (!h->armed) return 0;
-  int rc = watch(s, h, id);
+  int rc = watch(s, h, id, c);
   return rc || !changed ? rc : nx__shape_hold_requeue(s, h, id);
 }
 
@@ -273,7 +272,7 @@ static int settle(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c, i
   int stay = h->tag == 0 ? NX__KEEP : NX__DEFER;
   if (rc == stay) {
     if (!h->armed) return 0;
-    rc = watch(s, h, id);
+    rc = watch(s, h, id, c);
     return rc || !changed ? rc : nx__shape_hold_requeue(s, h, id);
   }
   h->p[id].alive = false;

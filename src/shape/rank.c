@@ -20,6 +20,14 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
+/* The search's body, kept out of line so that satisfy's common case (no
+   lowering needed) saves no registers. */
+#if defined(__GNUC__)
+#define NX__NOINLINE __attribute__((noinline))
+#else
+#define NX__NOINLINE
+#endif
+
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 
 /* rank_find's far case: a path of two links or more, compressed so that
@@ -88,10 +96,23 @@ static struct entry heap_pop(heap *h) {
 /* Makes the potentials satisfy rank(u) >= rank(v) + w between class roots
    u != v (neither closed): lowers v and what its edges force below it.
    NX_EINVAL (message set) if u would have to drop: a positive cycle. */
-static int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origin *o) {
+static NX__NOINLINE int lower(nx_shape_session *s, int u, int v, int64_t need, const nx__origin *o);
+
+static inline int satisfy(nx_shape_session *s, int u, int v, int64_t w, const nx__origin *o) {
   int64_t need = NX__VARR(s, v)->pot + w - NX__VARR(s, u)->pot;
-  if (need <= 0) return 0;
+  return need <= 0 ? 0 : lower(s, u, v, need, o);
+}
+
+/* satisfy's search, for a positive need. */
+static NX__NOINLINE int lower(nx_shape_session *s, int u, int v, int64_t need, const nx__origin *o) {
   int stamp = ++s->stamp, rc = 0;
+  nx__var *x0 = NX__VAR(s, v);
+  if (!x0->edges) { /* the search would lower v alone, finishing it at once */
+    x0->stamp = -stamp;
+    x0->drop = need;
+    x0->pot -= need;
+    return 0;
+  }
   heap h = {0};
   nx__ivec done = {0};
   NX__VAR(s, v)->stamp = stamp;

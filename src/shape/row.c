@@ -204,6 +204,7 @@ int nx__shape_solve_row_ineq(nx_shape_session *s, const nx__cons *c, int stage) 
   if (nx__shape_ilist_has(s, &a->res, w)) return push_row(s, NX__C_ROW_EQ, nx__shape_row_of_var(s, v), nx__shape_row_of_var(s, w), o);
   if (!nx__shape_ilist_has(s, &a->opnd, w) && (nx__shape_ilist_push(s, &NX__VAR(s, v)->opnd, w) || nx__shape_ilist_push(s, &NX__VAR(s, w)->res, v)))
     return NX_ENOMEM;
+  nx__shape_mark_opnd(s, v);
   return 0;
 }
 

@@ -17,8 +17,7 @@ typedef union {
 /* One variable: a dim variable or a row variable (is_row); the fields of
    the other kind share its storage. */
 typedef struct nx__var {
-  const char *name;
-  nx__ilist res, opnd; /* variables below / above */
+  /* bytes 0-31: the bounds a step reads next to the hot part */
   union {
     struct {                    /* dim */
       const nx_dim *glb;        /* join of ground lower bounds */
@@ -28,16 +27,25 @@ typedef struct nx__var {
     struct {                    /* row */
       int lower, lower_tail;    /* s->lbs stored on this var (next_lower) */
       int watch, watch_tail;    /* s->lbs whose row mentions this var (next_watch) */
-      nx__edge *edges, *edges_tail;
-      int stamp;          /* rank.c: the search that last reached this class */
-      int64_t pot, drop;  /* rank.c: a feasible rank of the class; by how much a search lowers it */
+      int64_t pot;              /* rank.c: a feasible rank of the class */
+      nx__edge *edges;
     };
   };
+  /* bytes 32-63, within one cache line whatever the record's place: what
+     nearly every step reads or writes */
+  nx__ilist res, opnd; /* variables below / above */
   /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
   int up, off;
   int wake; /* head of its list of held constraints that read it, 0: none */
   bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
   bool no_guess : 1; /* a dim the rows of a total-dim constraint decide: closing never guesses it */
+  /* bytes 64-95: read rarely */
+  const char *name;
+  struct {           /* row */
+    nx__edge *edges_tail;
+    int64_t drop;    /* rank.c: by how much a search lowers the class */
+    int stamp;       /* rank.c: the search that last reached this class */
+  };
 } nx__var;
 
 /* ---- The undo log (snapshot.c) ----
@@ -75,6 +83,11 @@ struct nx_shape_session {
   nx__val *self; /* the dim or row that is just the variable, made on first use */
   nx__chunk *self_chunks; /* where those are made: together, in variable order */
   int nvars, capvars;
+  /* by variable, one bit set when it gains an upper neighbour (opnd), never
+     cleared: a superset of those that have one, so that stage 2's merge
+     visits them alone instead of every variable's record */
+  uint64_t *opnd_bits;
+  int nopnd_words;
   nx__cvec pending, queue;
   nx__hold marks, deferred;
   nx__pvec tensors;
@@ -163,6 +176,41 @@ static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
   do { \
     if ((s)->logging) nx__shape_log_bytes((s), &(field), sizeof(field)); \
   } while (0)
+
+/* n zeroed bytes in s's arena (arena.h). */
+static inline void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__shape_alloc_in(&s->chunks, n); }
+
+/* Substitution under the current solution (dims.h). The common cases (a
+   solved dim, an unbound variable, one bound to a solved dim or an unbound
+   variable; a row without a variable or whose variable's value needs no
+   splicing) are answered here, inline, where substitution is called most. */
+static inline const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
+  if (d->kind == NX__D_SOLVED) return d;
+  if (d->kind == NX__D_VAR) {
+    const nx_dim *x = s->val[d->var].d;
+    if (!x) return d;
+    if (x->kind == NX__D_SOLVED || (x->kind == NX__D_VAR && !s->val[x->var].d)) return x;
+  }
+  return nx__shape_dsub_rest(s, d);
+}
+static inline const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
+  if (!r->var) return r;
+  const nx_row *rv = s->val[r->var].r;
+  if (!rv) return r;
+  if (!r->nbeg && !r->ndims && (!rv->var || !s->val[rv->var].r)) return rv;
+  return nx__shape_rsub_rest(s, r, rv);
+}
+
+/* Variable v gained an upper neighbour (see opnd_bits). */
+static inline void nx__shape_mark_opnd(nx_shape_session *s, int v) { s->opnd_bits[v >> 6] |= (uint64_t)1 << (v & 63); }
+
+/* The dim or the row that is just variable v (dims.h): NULL when memory runs out. */
+static inline const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
+  return s->self[v].d ? s->self[v].d : nx__shape_dim_var_new(s, v);
+}
+static inline const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
+  return s->self[v].r ? s->self[v].r : nx__shape_row_of_var_new(s, v);
+}
 
 /* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */
 int nx__shape_lbound_new(nx_shape_session *s);

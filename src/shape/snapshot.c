@@ -213,6 +213,7 @@ int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap
   s->chunks = cur.chunks, s->self_chunks = cur.self_chunks;
   s->vpages = cur.vpages, s->nvpages = cur.nvpages, s->capvpages = cur.capvpages;
   s->val = cur.val, s->self = cur.self, s->vsaved = cur.vsaved, s->capvars = cur.capvars;
+  s->opnd_bits = cur.opnd_bits, s->nopnd_words = cur.nopnd_words; /* a superset stays one */
   s->pending.p = cur.pending.p, s->pending.cap = cur.pending.cap;
   s->queue.p = cur.queue.p, s->queue.cap = cur.queue.cap;
   s->marks = cur.marks, s->deferred = cur.deferred;

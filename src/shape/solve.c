@@ -66,8 +66,23 @@ int nx__shape_error(nx_shape_session *s, const nx__origin *o, const char *fmt, .
   return NX_EINVAL;
 }
 
+/* The queue's consumed prefix dropped (its live part moved to the front). */
+static void queue_compact(nx_shape_session *s) {
+  memmove(s->queue.p, s->queue.p + s->qhead, (size_t)(s->queue.n - s->qhead) * sizeof *s->queue.p);
+  s->queue.n -= s->qhead;
+  s->qhead = 0;
+}
+
+/* A full queue whose consumed prefix is a quarter of it or more reuses that
+   prefix instead of growing (at most three moves a push): closing queues its
+   merges in bulk, and the queue would otherwise double past twice what is
+   ever live, all of it fresh memory. */
 int nx__shape_push(nx_shape_session *s, nx__cvec *where, const nx__cons *c) {
-  (void)s;
+  if (where->n < where->cap) {
+    where->p[where->n++] = *c;
+    return 0;
+  }
+  if (where == &s->queue && s->qhead && s->qhead >= where->n / 4) queue_compact(s);
   return nx__shape_cvec_push(where, c);
 }
 
@@ -317,6 +332,7 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
     if (nx__shape_ilist_has(s, &a->res, w) || (stage >= 2 && unique_pair(s, v, w))) return nx__shape_unify_dim(s, r, p, o);
     if (!nx__shape_ilist_has(s, &a->opnd, w) && (nx__shape_ilist_push(s, &a->opnd, w) || nx__shape_ilist_push(s, &NX__VAR(s, w)->res, v)))
       return NX_ENOMEM;
+    nx__shape_mark_opnd(s, v);
     (void)b;
     a = NX__VAR(s, v);
     if (a->glb) return push_dim(s, NX__C_DIM_INEQ, a->glb, p, nx__shape_origin_join(s, a->glb_o, o));
@@ -394,11 +410,7 @@ static int drain(nx_shape_session *s, int stage) {
     else if (rc == NX__KEEP) rc = nx__shape_hold_add(s, &s->marks, &c, s->nchanges != before);
     if (!rc && s->wake_lost) rc = NX_ENOMEM;
     if (!rc) rc = nx__shape_subst_error(s, c.o);
-    if (s->qhead > 4096 && s->qhead > s->queue.n / 2) { /* reuse the consumed prefix */
-      memmove(s->queue.p, s->queue.p + s->qhead, (size_t)(s->queue.n - s->qhead) * sizeof *s->queue.p);
-      s->queue.n -= s->qhead;
-      s->qhead = 0;
-    }
+    if (s->qhead > 4096 && s->qhead > s->queue.n / 2) queue_compact(s); /* reuse the consumed prefix */
   }
   s->queue.n = s->qhead = 0;
   return rc;

@@ -18,14 +18,31 @@ static int tensor_id(nx_shape_session *s, bool take) {
   return take ? ++s->next_tensor_id : s->next_tensor_id + 1;
 }
 
+/* Writes `prefix#id` (the prefix cut at 60 bytes, as "%.60s#%d" would) into
+   buf of at least 80 bytes; every operation names its node so, and the C
+   library's formatting cost a twentieth of building a large graph. */
+static void node_name(char *buf, const char *prefix, int id) {
+  size_t n = 0;
+  while (n < 60 && prefix[n]) n++;
+  memcpy(buf, prefix, n);
+  buf[n++] = '#';
+  char digits[12];
+  int k = 0;
+  unsigned u = id < 0 ? 0u - (unsigned)id : (unsigned)id;
+  do digits[k++] = (char)('0' + u % 10); while (u /= 10);
+  if (id < 0) buf[n++] = '-';
+  while (k) buf[n++] = digits[--k];
+  buf[n] = 0;
+}
+
 /* A new tensor of three fresh open rows, listed in the session; NULL on out of
    memory (tensor_internal.h). */
 nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label) {
   nx_tensor *t = nx__shape_alloc(s, sizeof *t);
   if (!t) return NULL;
   t->id = tensor_id(s, true);
-  char buf[64];
-  if (!label) snprintf(buf, sizeof buf, "#%d", t->id);
+  char buf[80];
+  if (!label) node_name(buf, "", t->id);
   t->label = nx__shape_strdup(s, label ? label : buf);
   for (int k = 0; k < 3; k++) {
     int v = nx__shape_new_var(s, true, NULL);
@@ -36,8 +53,8 @@ nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label) {
 }
 
 static nx_tensor *op_node(nx_shape_session *s, const char *op) {
-  char buf[96];
-  snprintf(buf, sizeof buf, "%.60s#%d", op, tensor_id(s, false));
+  char buf[80];
+  node_name(buf, op, tensor_id(s, false));
   return nx__shape_tensor_node(s, buf);
 }
 

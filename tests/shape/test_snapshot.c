@@ -338,7 +338,9 @@ static void alloc_failures(void) {
     nx_shape_session_free(s);
     if (!failed) break; /* the trace ran with no allocation failing */
   }
-  CHECK(restored > 10, "%d restores after a failed allocation, %d refused", restored, refused);
+  /* every allocation of the trace failed in turn: six of them since the rank
+     search's common case stopped allocating (it was fourteen) */
+  CHECK(restored + refused >= 6 && restored >= 4, "%d restores after a failed allocation, %d refused", restored, refused);
   printf("allocation failures: %d restores, %d refused\n", restored, refused);
 }
 
