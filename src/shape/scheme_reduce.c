@@ -265,18 +265,8 @@ static bool collect(reducer *r) {
 /* Whether x may go: no at-least and no flags (a binding of x would pass
    them to its value's variable), and L not empty or U at most one. */
 static bool may_go(reducer *r, int x, int nl, int nu) {
-  unsigned char f = nx__scheme_var_flags(NX__VARR(r->s, x));
-  bool atom = false;
-  HI(r, x, i) {
-    const redge *y = &r->e[i];
-    if (y->dead) continue;
-    if (y->at_least) return false;
-    if (!y->lo) atom = true;
-    else if (f & ~nx__scheme_var_flags(NX__VARR(r->s, y->lo))) return false;
-  }
-  LO(r, x, i) if (!r->e[i].dead && (f & ~nx__scheme_var_flags(NX__VARR(r->s, r->e[i].hi)))) return false;
-  (void)atom;
-  if (f) return false;
+  if (nx__scheme_var_flags(NX__VARR(r->s, x))) return false;
+  HI(r, x, i) if (!r->e[i].dead && r->e[i].at_least) return false;
   return nl || nu <= 1;
 }
 
