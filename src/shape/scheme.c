@@ -93,7 +93,7 @@ int nx_scheme_to_string(const nx_scheme *sc, char *buf, size_t cap) {
 }
 
 int nx_scheme_reduced(const nx_scheme *sc, const char **why) {
-  if (!sc) return nx__fail(NX_EINVAL, "nx_scheme_reduced: the scheme is NULL"), -1;
-  if (why) *why = sc->red_why;
+  if (!sc || !why) return nx__fail(NX_EINVAL, "nx_scheme_reduced: %s is NULL", sc ? "why" : "the scheme"), -1;
+  *why = sc->red_why;
   return sc->red != NULL;
 }
