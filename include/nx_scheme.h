@@ -98,6 +98,14 @@ NX_API int nx_scheme_num_results(const nx_scheme *sc);
    buf is NULL with cap > 0. */
 NX_API int nx_scheme_to_string(const nx_scheme *sc, char *buf, size_t cap);
 
+/* nx_scheme_reduced(sc, &why) says how an application of sc adds its
+   constraints: 1 from the reduced form the trace computed (the constraints
+   over the boundary, intermediates eliminated), 0 by replaying the body's
+   whole record, because no reduction was known to be exact; then *why
+   names the construct, a static string (NULL when reduced). Fails (-1, the
+   message set) when sc or why is NULL. */
+NX_API int nx_scheme_reduced(const nx_scheme *sc, const char **why);
+
 /* nx_scheme_instantiate(s, sc, application, args, nargs, results, nres)
    adds sc's constraints for one application of its function to args, with
    results, without running the function: each generalized variable renamed

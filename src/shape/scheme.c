@@ -69,6 +69,7 @@ void nx_scheme_free(nx_scheme *sc) {
   nx__free(sc->results);
   nx__free(sc->res_rows);
   nx__free(sc->fixed_open);
+  nx_scheme_free(sc->red);
   nx__free(sc);
 }
 
@@ -89,4 +90,10 @@ int nx_scheme_to_string(const nx_scheme *sc, char *buf, size_t cap) {
   size_t n = strlen(sc->text);
   if (cap) snprintf(buf, cap, "%s", sc->text);
   return n > INT32_MAX ? -1 : (int)n;
+}
+
+int nx_scheme_reduced(const nx_scheme *sc, const char **why) {
+  if (!sc || !why) return nx__fail(NX_EINVAL, "nx_scheme_reduced: %s is NULL", sc ? "why" : "the scheme"), -1;
+  *why = sc->red_why;
+  return sc->red != NULL;
 }

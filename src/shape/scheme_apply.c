@@ -19,6 +19,7 @@ typedef struct {
   const nx__origin **origins;
   const char **ops, **names; /* by string index: the session's copies, made on first use */
   const char *prefix; /* "applying the shape scheme <label> to <application>: " */
+  const char *op_arg, *op_res; /* the session's "<prefix>argument", "<prefix>result" */
 } inst;
 
 static int var_of(const inst *x, int code) { return code > 0 ? code : x->fresh[-code - 1]; }
@@ -86,26 +87,31 @@ static const nx__origin *make_origin(inst *x, const nx__sorigin *o) {
   return y->operation && y->lhs_name && y->rhs_name ? y : NULL;
 }
 
-/* An origin of the application's own (an argument's or a result's binding). */
+/* An origin of the application's own (an argument's or a result's
+   binding): its names are the session's labels, its operation made once. */
 static const nx__origin *own_origin(inst *x, const char *operation, const char *lhs, const char *rhs, int k) {
   nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
   if (!y) return NULL;
-  size_t n = strlen(x->prefix) + strlen(operation) + 1;
-  char *op = nx__shape_alloc(x->s, n);
-  if (op) snprintf(op, n, "%s%s", x->prefix, operation);
-  y->operation = op;
-  y->lhs_name = nx__shape_strdup(x->s, lhs);
-  y->rhs_name = nx__shape_strdup(x->s, rhs);
+  const char **op = operation[0] == 'a' ? &x->op_arg : &x->op_res;
+  if (!*op) {
+    size_t n = strlen(x->prefix) + strlen(operation) + 1;
+    char *m = nx__shape_alloc(x->s, n);
+    if (m) snprintf(m, n, "%s%s", x->prefix, operation);
+    *op = m;
+  }
+  y->operation = *op;
+  y->lhs_name = lhs;
+  y->rhs_name = rhs;
   y->lhs_kind = y->rhs_kind = (signed char)k;
-  return op && y->lhs_name && y->rhs_name ? y : NULL;
+  return *op ? y : NULL;
 }
 
 /* A made tensor again: its label keeps the operation and takes a new id. */
-static nx_tensor *make_tensor(inst *x, const nx__stensor *t) {
+static nx_tensor *make_tensor(inst *x, const nx__stensor *t, int id0) {
   nx_shape_session *s = x->s;
   nx_tensor *u = nx__shape_alloc(s, sizeof *u);
   if (!u) return NULL;
-  u->id = ++s->next_tensor_id;
+  u->id = id0 + t->made + 1; /* the id the body's tensor would have */
   const char *hash = strrchr(t->label, '#');
   char buf[128];
   if (hash) snprintf(buf, sizeof buf, "%.*s#%d", (int)(hash - t->label < 100 ? hash - t->label : 100), t->label, u->id);
@@ -160,7 +166,9 @@ bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
   return false;
 }
 
-static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, nx_tensor **made) {
+/* The application from sc's tables (x->sc: the full record or the reduced
+   form); flags are the scheme's own. */
+static int build_and_push(inst *x, const nx_scheme *own, nx_tensor *const *args, nx_tensor **results, nx_tensor **made) {
   const nx_scheme *sc = x->sc;
   nx_shape_session *s = x->s;
   for (int k = 0; k < sc->ngen; k++) {
@@ -169,15 +177,17 @@ static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, 
     x->fresh[k] = v;
     nx__scheme_set_flags(NX__VAR(s, v), sc->gen[k].flags);
   }
-  for (int i = 0; i < sc->nflags; i++) nx__scheme_set_flags(NX__VAR(s, sc->flags[i].var), sc->flags[i].flags);
+  for (int i = 0; i < own->nflags; i++) nx__scheme_set_flags(NX__VAR(s, own->flags[i].var), own->flags[i].flags);
   for (int i = 0; i < sc->ndims; i++)
     if (!(x->dims[i] = make_dim(x, &sc->dims[i]))) return NX_ENOMEM;
   for (int i = 0; i < sc->nrows; i++)
     if (!(x->rows[i] = make_row(x, &sc->rows[i]))) return NX_ENOMEM;
   for (int i = 0; i < sc->norigins; i++)
     if (!(x->origins[i] = make_origin(x, &sc->origins[i]))) return NX_ENOMEM;
+  int id0 = s->next_tensor_id;
   for (int i = 0; i < sc->ntensors; i++)
-    if (!(made[i] = make_tensor(x, &sc->tensors[i]))) return NX_ENOMEM;
+    if (!(made[i] = make_tensor(x, &sc->tensors[i], id0))) return NX_ENOMEM;
+  s->next_tensor_id = id0 + sc->nmade; /* the ids the body takes, made tensors kept or not */
   for (int i = 0; i < sc->arity; i++)
     for (int k = 0; k < 3; k++) {
       /* the tracing row first: its variable is the one bound, as if the body had the argument itself */
@@ -207,6 +217,34 @@ static int build_and_push(inst *x, nx_tensor *const *args, nx_tensor **results, 
     }
   }
   return 0;
+}
+
+/* One application from tab (sc's record or its reduced form), solved at
+   stage 1: 0, NX_EINVAL with s->err set, or NX_ENOMEM. */
+static int apply(nx_shape_session *s, const nx_scheme *sc, const nx_scheme *tab, const char *prefix,
+                 nx_tensor *const *args, nx_tensor **out) {
+  inst x = {.s = s, .sc = tab, .prefix = prefix};
+  /* the application's scratch tables in one block, on the stack when small */
+  size_t nfresh = (size_t)tab->ngen + 1, ndims = (size_t)tab->ndims + 1, nrows = (size_t)tab->nrows + 1,
+         norig = (size_t)tab->norigins + 1, nstrs = (size_t)tab->nstrs + 1, nmade = (size_t)tab->ntensors + 1;
+  size_t units = (nfresh + 1) / 2 + ndims + nrows + norig + 2 * nstrs + nmade;
+  void *small[512], **block = units <= 512 ? small : nx__malloc(units * sizeof *block);
+  nx_tensor **made = NULL;
+  if (block) {
+    x.dims = (const nx_dim **)block;
+    x.rows = (const nx_row **)(block + ndims);
+    x.origins = (const nx__origin **)(block + ndims + nrows);
+    x.ops = (const char **)(block + ndims + nrows + norig);
+    x.names = x.ops + nstrs;
+    made = (nx_tensor **)(x.names + nstrs);
+    x.fresh = (int *)(void *)(made + nmade);
+    memset(x.ops, 0, 2 * nstrs * sizeof *x.ops);
+  }
+  int rc = block ? build_and_push(&x, sc, args, out, made) : NX_ENOMEM;
+  if (block != small) nx__free(block);
+  if (!rc) rc = nx__shape_run(s, 1);
+  if (!rc) rc = nx__shape_subst_error(s, NULL);
+  return rc;
 }
 
 static void application_name(nx_tensor *const *args, int n, char *buf, size_t cap) {
@@ -242,27 +280,23 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
   int64_t t0 = nx__scheme_now_ns();
   char prefix[700];
   snprintf(prefix, sizeof prefix, "applying the shape scheme %s to %s: ", sc->label, app);
-  inst x = {.s = s, .sc = sc, .prefix = prefix};
-  x.fresh = nx__malloc((size_t)(sc->ngen + 1) * sizeof *x.fresh);
-  x.dims = nx__malloc((size_t)(sc->ndims + 1) * sizeof *x.dims);
-  x.rows = nx__malloc((size_t)(sc->nrows + 1) * sizeof *x.rows);
-  x.origins = nx__malloc((size_t)(sc->norigins + 1) * sizeof *x.origins);
-  x.ops = nx__calloc((size_t)(sc->nstrs + 1), sizeof *x.ops);
-  x.names = nx__calloc((size_t)(sc->nstrs + 1), sizeof *x.names);
-  nx_tensor **made = nx__malloc((size_t)(sc->ntensors + 1) * sizeof *made);
   nx_tensor *out[NX_SCHEME_MAX_RESULTS];
   for (int j = 0; j < nres; j++) out[j] = results[j];
-  int rc = x.fresh && x.dims && x.rows && x.origins && x.ops && x.names && made ? build_and_push(&x, args, out, made)
-                                                                                 : NX_ENOMEM;
-  nx__free(x.ops);
-  nx__free(x.names);
-  nx__free(x.fresh);
-  nx__free(x.dims);
-  nx__free(x.rows);
-  nx__free(x.origins);
-  nx__free(made);
-  if (!rc) rc = nx__shape_run(s, 1);
-  if (!rc) rc = nx__shape_subst_error(s, NULL);
+  int rc;
+  if (sc->red) {
+    /* the reduced form fails exactly where the body does, but with the
+       message of another constraint: a failure is replayed in full, from
+       the state before, for the body's message */
+    nx_shape_snapshot *w = nx__rewind_take(s);
+    rc = w ? apply(s, sc, sc->red, prefix, args, out) : NX_ENOMEM;
+    if (rc == NX_EINVAL) {
+      nx__rewind_restore(s, w);
+      for (int j = 0; j < nres; j++) out[j] = results[j];
+      rc = apply(s, sc, sc, prefix, args, out);
+    }
+    nx__rewind_free(w);
+  } else
+    rc = apply(s, sc, sc, prefix, args, out);
   if (rc) {
     if (rc == NX_ENOMEM) return nx__fail(NX_ENOMEM, "%sout of memory", prefix);
     s->tainted = true; /* as a failed construction taints it */

@@ -79,6 +79,7 @@ typedef struct nx__sflag {
 /* A tensor the function made: its rows, in the order it made them. */
 typedef struct nx__stensor {
   const char *label;
+  int made; /* its index among every tensor the function made (its id's offset) */
   int rows[3];
   bool is_param;
 } nx__stensor;
@@ -121,7 +122,38 @@ struct nx_scheme {
   int *fixed_open;     /* the fixed variables open at the trace */
   int nfixed_open, capfixed_open;
   struct nx__spool *strings;
+  int nmade;              /* the tensors the function made (the ids an application takes) */
+  struct nx_scheme *red;  /* the reduced form an application replays, NULL: the full record */
+  const char *red_why;    /* why there is none (a static string), NULL when there is */
 };
+
+/* ---- Copying a solved session into a scheme's tables (scheme_copy.c) ---- */
+/* A map from a session pointer to a scheme index, open addressing. */
+typedef struct {
+  const void **k;
+  int *v;
+  int n, cap;
+} nx__pmap;
+
+/* The copying of one trace (or of its reduced form) into sc. */
+typedef struct {
+  nx_scheme *sc;
+  nx_shape_session *s;
+  int W;      /* the first variable the trace made */
+  int *gmap;  /* variable W + i: its generalized index + 1, 0: not yet */
+  bool *seen; /* variable v < W: read by the record (NULL: not noted) */
+  nx__pmap dims, rows, strs;
+  bool nomem, too_big; /* too_big: a concatenation of more than 64 parts, a flank of more than 256 dims or
+                          a total over more than 64 rows, beyond what a scheme holds */
+} nx__copier;
+
+/* Row r's index in sc's rows (copied there once); c->nomem on out of memory. */
+int nx__scheme_copy_row(nx__copier *c, const nx_row *r);
+/* Appends constraint k to sc's record. */
+void nx__scheme_copy_cons(nx__copier *c, const nx__cons *k);
+void nx__scheme_pmap_free(nx__pmap *m);
+/* The first leaf of a derived origin (NULL if none). */
+const nx__origin *nx__scheme_leaf_origin(const nx__origin *o);
 
 /* The scheme's own copy of a string (NULL stays NULL). */
 const char *nx__scheme_str(nx_scheme *sc, const char *str);
@@ -144,6 +176,21 @@ extern const char *const nx__scheme_reason_force, *const nx__scheme_reason_set, 
 /* Whether an application would be refused for open state a closing since
    discarded (scheme_apply.c): the scheme is stale, trace again. */
 bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s);
+
+/* Where the session stood when a trace began: its first variable, its
+   tensor count, the undo log's length, the marks' and the deferred
+   constraints' counts. */
+typedef struct nx__trace_at {
+  int W, T0, U0, M0, D0, D0live;
+} nx__trace_at;
+
+/* scheme_reduce.c: sc's reduced form (sc->red) from the trace's solved
+   session, before the rewind, or the reason there is none (sc->red_why):
+   0, or NX_ENOMEM. */
+int nx__scheme_reduce(nx_shape_session *s, nx_scheme *sc, const nx__trace_at *at, nx_tensor *const *args, int n,
+                      nx_tensor *const *res, int nres);
+/* Whether traces build the reduced form (off: see scheme_reduce.c). */
+extern bool nx__scheme_reduce_on;
 
 /* scheme_print.c: to_string's text from the trace's solved session, before
    the rewind; W is the first variable id the trace made. NULL if memory

@@ -135,6 +135,13 @@ static void test_printed(void) {
   char small[8];
   int full = nx_scheme_to_string(sc, small, sizeof small);
   CHECK(full == (int)strlen(text(sc)) && !strcmp(small, "linear "), "to_string cut to fit: %d '%s'", full, small);
+  /* the reduced form is off: every application replays the record, and says why */
+  const char *why = NULL;
+  CHECK(nx_scheme_reduced(sc, &why) == 0 && why && strstr(why, "closing"), "reduced: %s", why ? why : "(none)");
+  CHECK(nx_scheme_reduced(NULL, &why) == -1 && strstr(nx_error_message(), "nx_scheme_reduced: the scheme is NULL"),
+        "reduced(NULL): %s", nx_error_message());
+  CHECK(nx_scheme_reduced(sc, NULL) == -1 && strstr(nx_error_message(), "nx_scheme_reduced: why is NULL"),
+        "reduced(sc, NULL): %s", nx_error_message());
   nx_scheme_free(sc);
 
   shared2 m = {param("w1", NULL, "64"), NULL};
