@@ -26,7 +26,7 @@ typedef struct nx__cl_device {
   cl_context ctx;
   cl_command_queue queue;
   cl_device_id id;
-  bool fp64, little;
+  bool fp64, little, cpu; /* cpu: built with NX__CHUNKED (kernels.cl) */
   cl_program prog;
   /* Set and enqueued only on the device's timeline thread: one at a time. */
   cl_kernel kernel[NX__K_KERNELS];

@@ -120,16 +120,19 @@ static void write_binary(cl_program p, const char *path) {
 
 /* The host's default NaN where it is not x86-64's (kernels.cl). */
 #if defined(__aarch64__)
-static const char options[] = "-cl-std=CL1.2 -DNX__DEFAULT_NAN=0x7FF8000000000000UL";
+#define NX__CL_OPTIONS "-cl-std=CL1.2 -DNX__DEFAULT_NAN=0x7FF8000000000000UL"
 #else
-static const char options[] = "-cl-std=CL1.2";
+#define NX__CL_OPTIONS "-cl-std=CL1.2"
 #endif
+/* A CPU device walks each work item's elements as one contiguous chunk
+   (kernels.cl, NX__EACH). */
+static const char options[] = NX__CL_OPTIONS, options_cpu[] = NX__CL_OPTIONS " -DNX__CHUNKED";
 
 /* Builds the program for d: from the cached binary where one loads and
    builds, else from source (and then caches it). */
 static int build(nx__cl_device *s, const char *fn, bool *refused) {
   char dir[1024], path[1100];
-  const char *opts = options;
+  const char *opts = s->cpu ? options_cpu : options;
 #ifdef NX_TESTING
   if (atomic_load(&broken_build)) opts = "-cl-std=CL1.2 -cl-nx-no-such-option";
 #endif
@@ -187,8 +190,11 @@ static int setup(nx_device *d, nx__cl_device *s, const char *fn, bool *refused) 
   cl_bool little = CL_FALSE;
   clGetDeviceInfo(s->id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
   clGetDeviceInfo(s->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
+  cl_device_type type = 0;
+  clGetDeviceInfo(s->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   s->fp64 = fp64 != 0;
   s->little = little == CL_TRUE;
+  s->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   int st = build(s, fn, refused);
   if (st) return st;
   for (int k = 0; k < NX__K_KERNELS; k++) {
