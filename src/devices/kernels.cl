@@ -101,11 +101,24 @@ NX_DEV void nx__st(NX_G uchar *b, long p, int bits, ulong v) {
 
 NX_DEV void nx__st_hi(NX_G uchar *b, long p, ulong v) { ((NX_G ulong *)b)[2 * p + 1] = v; }
 
-/* A run of elements: the loop every kernel has. */
+/* A run of elements: the loop every kernel has. On a GPU work item g
+   visits g, g + G, ... so that neighbouring items touch neighbouring
+   elements at once (coalesced). A CPU device (built with NX__CHUNKED) runs
+   a work-group's items one after another on one thread, so there each item
+   takes one contiguous chunk instead: the grid-stride order would have one
+   thread jump G elements at every step. */
+#if defined(NX__CHUNKED)
+#define NX__EACH(n)                                                               \
+  long count = plan[1], pos[n], per_ = (count + NX__GSIZE() - 1) / NX__GSIZE();   \
+  long lo_ = NX__GID() * per_, hi_ = lo_ + per_ < count ? lo_ + per_ : count;     \
+  for (long i = lo_; i < hi_; i++)                                                \
+    if ((nx__at(plan, n, i, pos)), 1)
+#else
 #define NX__EACH(n)                                                               \
   long count = plan[1], pos[n];                                                   \
-  for (long i = NX__GID(); i < count; i += NX__GSIZE())       \
+  for (long i = NX__GID(); i < count; i += NX__GSIZE())                           \
     if ((nx__at(plan, n, i, pos)), 1)
+#endif
 
 NX_KERNEL nx_fill(NX_G uchar *z, NX_G const long *plan, int bits, ulong lo, ulong hi) {
   NX__EACH(1) {

@@ -14,6 +14,10 @@
    has built from source and loaded from the disk cache, for the tests. */
 void nx__opencl_program_stats(int *built, int *loaded);
 
+/* How many times this process has given the kernels' source to an OpenCL
+   compiler, for the tests. */
+int nx__opencl_build_attempts(void);
+
 #ifdef NX_HAVE_OPENCL
 #define NX__CL_MAX_DEVICES 64
 
@@ -22,7 +26,7 @@ typedef struct nx__cl_device {
   cl_context ctx;
   cl_command_queue queue;
   cl_device_id id;
-  bool fp64, little;
+  bool fp64, little, cpu; /* cpu: built with NX__CHUNKED (kernels.cl) */
   cl_program prog;
   /* Set and enqueued only on the device's timeline thread: one at a time. */
   cl_kernel kernel[NX__K_KERNELS];
@@ -30,7 +34,9 @@ typedef struct nx__cl_device {
 
 /* nx__cl_device_of(d, fn, &s) sets s to OpenCL device d's program and
    kernels, building them on first use, and returns 0.
-   Fails with NX_EIO naming fn where the device cannot build them. */
+   Fails with NX_EIO naming fn where the device cannot build them; where its
+   compiler refused the source, later calls answer the same refusal without
+   compiling again. */
 int nx__cl_device_of(nx_device *d, const char *fn, nx__cl_device **s);
 
 /* nx__cl_launch(fn, s, k, ops, nw, nr, args, nargs) queues kernel k on s's

@@ -21,19 +21,39 @@
 #ifdef NX_HAVE_OPENCL
 #include "nx_cl_source.h" /* nx__cl_source: nx_dtype.h then kernels.cl */
 
-static atomic_int builds, loads;
+static atomic_int builds, loads, attempts;
 
 void nx__opencl_program_stats(int *built, int *loaded) {
   *built = atomic_load(&builds);
   *loaded = atomic_load(&loads);
 }
 
+int nx__opencl_build_attempts(void) { return atomic_load(&attempts); }
+
+/* A device whose compiler refused the kernels' source: the refusal is kept
+   (without the name of the function that met it) so later calls answer it
+   at once instead of compiling again. A compiler's verdict on one source
+   does not change within a process; a failure for want of memory is not
+   kept, since it may pass later. */
+typedef struct refusal {
+  int status;
+  char why[600];
+} refusal;
+
 static struct {
   pthread_mutex_t mu;
   int n;
   nx_device *dev[NX__CL_MAX_DEVICES];
-  nx__cl_device *state[NX__CL_MAX_DEVICES];
-} table = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+  nx__cl_device *state[NX__CL_MAX_DEVICES]; /* NULL where refused[i] holds the device's refusal */
+  refusal refused[NX__CL_MAX_DEVICES];
+} table = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}, {{0, ""}}};
+
+#ifdef NX_TESTING
+/* The test variant can make the next builds fail as a broken compiler
+   would: an option no OpenCL compiler takes. */
+static atomic_bool broken_build;
+void nx__opencl_test_break_build(bool on) { atomic_store(&broken_build, on); }
+#endif
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
@@ -100,21 +120,28 @@ static void write_binary(cl_program p, const char *path) {
 
 /* The host's default NaN where it is not x86-64's (kernels.cl). */
 #if defined(__aarch64__)
-static const char options[] = "-cl-std=CL1.2 -DNX__DEFAULT_NAN=0x7FF8000000000000UL";
+#define NX__CL_OPTIONS "-cl-std=CL1.2 -DNX__DEFAULT_NAN=0x7FF8000000000000UL"
 #else
-static const char options[] = "-cl-std=CL1.2";
+#define NX__CL_OPTIONS "-cl-std=CL1.2"
 #endif
+/* A CPU device walks each work item's elements as one contiguous chunk
+   (kernels.cl, NX__EACH). */
+static const char options[] = NX__CL_OPTIONS, options_cpu[] = NX__CL_OPTIONS " -DNX__CHUNKED";
 
 /* Builds the program for d: from the cached binary where one loads and
    builds, else from source (and then caches it). */
-static int build(nx__cl_device *s, const char *fn) {
+static int build(nx__cl_device *s, const char *fn, bool *refused) {
   char dir[1024], path[1100];
+  const char *opts = s->cpu ? options_cpu : options;
+#ifdef NX_TESTING
+  if (atomic_load(&broken_build)) opts = "-cl-std=CL1.2 -cl-nx-no-such-option";
+#endif
   uint64_t h = 0xcbf29ce484222325ull;
   h = fnv_info(h, s->id, CL_DEVICE_NAME);
   h = fnv_info(h, s->id, CL_DEVICE_VENDOR);
   h = fnv_info(h, s->id, CL_DEVICE_VERSION);
   h = fnv_info(h, s->id, CL_DRIVER_VERSION);
-  h = fnv(h, options, sizeof options);
+  h = fnv(h, opts, strlen(opts) + 1);
   h = fnv(h, nx__cl_source, sizeof nx__cl_source);
   bool cached = cache_dir(dir, sizeof dir);
   if (cached) snprintf(path, sizeof path, "%s/opencl-%016llx.bin", dir, (unsigned long long)h);
@@ -127,7 +154,7 @@ static int build(nx__cl_device *s, const char *fn) {
       cl_int st;
       cl_program p = clCreateProgramWithBinary(s->ctx, 1, &s->id, &n, &b, &st, &err);
       nx__free(bin);
-      if (p && err == CL_SUCCESS && st == CL_SUCCESS && clBuildProgram(p, 1, &s->id, options, NULL, NULL) == CL_SUCCESS) {
+      if (p && err == CL_SUCCESS && st == CL_SUCCESS && clBuildProgram(p, 1, &s->id, opts, NULL, NULL) == CL_SUCCESS) {
         s->prog = p;
         atomic_fetch_add(&loads, 1);
         return 0;
@@ -139,8 +166,10 @@ static int build(nx__cl_device *s, const char *fn) {
   size_t len = sizeof nx__cl_source - 1;
   cl_program p = clCreateProgramWithSource(s->ctx, 1, &src, &len, &err);
   if (!p || err != CL_SUCCESS) return nx__fail(NX_EIO, "%s: %s could not take the device kernels' source (%d)", fn, s->name, (int)err);
-  err = clBuildProgram(p, 1, &s->id, options, NULL, NULL);
+  atomic_fetch_add(&attempts, 1);
+  err = clBuildProgram(p, 1, &s->id, opts, NULL, NULL);
   if (err != CL_SUCCESS) {
+    *refused = true;
     char log[512] = "";
     clGetProgramBuildInfo(p, s->id, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
     clReleaseProgram(p);
@@ -152,7 +181,7 @@ static int build(nx__cl_device *s, const char *fn) {
   return 0;
 }
 
-static int setup(nx_device *d, nx__cl_device *s, const char *fn) {
+static int setup(nx_device *d, nx__cl_device *s, const char *fn, bool *refused) {
   cl_command_queue q;
   if (!nx__opencl_objects(d, &s->ctx, &q, &s->id)) return nx__fail(NX_EINVAL, "%s: %s is not an OpenCL device", fn, nx_device_name(d));
   snprintf(s->name, sizeof s->name, "%s", nx_device_name(d));
@@ -161,9 +190,12 @@ static int setup(nx_device *d, nx__cl_device *s, const char *fn) {
   cl_bool little = CL_FALSE;
   clGetDeviceInfo(s->id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
   clGetDeviceInfo(s->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
+  cl_device_type type = 0;
+  clGetDeviceInfo(s->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   s->fp64 = fp64 != 0;
   s->little = little == CL_TRUE;
-  int st = build(s, fn);
+  s->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  int st = build(s, fn, refused);
   if (st) return st;
   for (int k = 0; k < NX__K_KERNELS; k++) {
     cl_int err;
@@ -178,19 +210,30 @@ int nx__cl_device_of(nx_device *d, const char *fn, nx__cl_device **out) {
   for (int i = 0; i < table.n; i++)
     if (table.dev[i] == d) {
       nx__cl_device *s = table.state[i];
+      int st = s ? 0 : nx__fail(table.refused[i].status, "%s: %s", fn, table.refused[i].why);
       pthread_mutex_unlock(&table.mu);
-      *out = s;
-      return 0;
+      if (s) *out = s;
+      return st;
     }
   int st = table.n < NX__CL_MAX_DEVICES ? 0 : nx__fail(NX_ENOMEM, "%s: too many OpenCL devices", fn);
   nx__cl_device *s = st ? NULL : nx__calloc(1, sizeof *s);
   if (!st && !s) st = nx__fail(NX_ENOMEM, "%s: no memory for the device kernels", fn);
   /* Built under the table's lock: once per device, whichever thread comes first. */
-  if (!st && (st = setup(d, s, fn)) != 0) {
+  bool refused = false;
+  if (!st && (st = setup(d, s, fn, &refused)) != 0) {
     for (int k = 0; k < NX__K_KERNELS; k++)
       if (s->kernel[k]) clReleaseKernel(s->kernel[k]);
     if (s->prog) clReleaseProgram(s->prog);
     nx__free(s);
+    if (refused) { /* kept: the message without "fn: " */
+      const char *m = nx_error_message();
+      size_t skip = strlen(fn) + 2;
+      refusal *r = &table.refused[table.n];
+      r->status = st;
+      snprintf(r->why, sizeof r->why, "%s", strlen(m) >= skip ? m + skip : m);
+      table.dev[table.n] = d;
+      table.state[table.n++] = NULL;
+    }
   }
   if (!st) {
     table.dev[table.n] = d;

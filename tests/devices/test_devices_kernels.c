@@ -32,6 +32,8 @@
 
 extern char **environ;
 void nx__opencl_program_stats(int *built, int *loaded);
+int nx__opencl_build_attempts(void);
+void nx__opencl_test_break_build(bool on);
 const char *nx__cuda_absent(void);
 
 /* The backend under test: its devices' names, its kernels' name in
@@ -362,7 +364,31 @@ static int child(void) {
   return 0;
 }
 
-static int run_child(const char *self, const char *cache, int *built, int *loaded, double *secs) {
+/* The child of a broken compiler: the first kernel meets the compiler's
+   refusal, the second the same refusal under its own name, and only one
+   compilation was tried. Prints "refused <attempts>" when both answered
+   NX_EIO with those messages. */
+static int broken_child(void) {
+  nx_device *d;
+  if (nx_rig_find("opencl:0", &d)) return 3;
+  nx__opencl_test_break_build(true);
+  nx_array *a = dev_array(d, NX_ACCESS_READ_WRITE, NX_FLOAT32, 8);
+  if (!a) return 4;
+  int s1 = nx_add(a, a, a);
+  char m1[700];
+  snprintf(m1, sizeof m1, "%s", nx_error_message());
+  int s2 = nx_mul(a, a, a);
+  const char *m2 = nx_error_message();
+  const char *want = "could not build the device kernels";
+  bool ok = s1 == NX_EIO && s2 == NX_EIO && strncmp(m1, "nx_add: ", 8) == 0 && strncmp(m2, "nx_mul: ", 8) == 0 &&
+            strstr(m1, want) && strcmp(m1 + 8, m2 + 8) == 0;
+  if (!ok) fprintf(stderr, "broken compiler: %d \"%s\", then %d \"%s\"\n", s1, m1, s2, m2);
+  nx_array_free(a);
+  printf("refused %d\n", nx__opencl_build_attempts());
+  return ok ? 0 : 5;
+}
+
+static int run_child(const char *self, const char *mode, const char *cache, char *out, size_t cap, double *secs) {
   int fd[2];
   if (pipe(fd)) return -1;
   posix_spawn_file_actions_t fa;
@@ -370,20 +396,26 @@ static int run_child(const char *self, const char *cache, int *built, int *loade
   posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
   posix_spawn_file_actions_addclose(&fa, fd[0]);
   setenv("NX_CACHE_DIR", cache, 1);
-  char *argv[] = {(char *)self, (char *)"--child", NULL};
+  char *argv[] = {(char *)self, (char *)mode, NULL};
   pid_t pid;
   double t0 = now_s();
   int s = posix_spawn(&pid, self, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   close(fd[1]);
-  char out[128] = "";
-  ssize_t n = s == 0 ? read(fd[0], out, sizeof out - 1) : 0;
+  out[0] = 0;
+  ssize_t n = s == 0 ? read(fd[0], out, cap - 1) : 0;
   out[n > 0 ? n : 0] = 0;
   close(fd[0]);
   int st = 0;
   if (s == 0) waitpid(pid, &st, 0);
   *secs = now_s() - t0;
-  return s == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && sscanf(out, "built %d loaded %d", built, loaded) == 2 ? 0 : -1;
+  return s == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int run_cache_child(const char *self, const char *cache, int *built, int *loaded, double *secs) {
+  char out[128];
+  if (run_child(self, "--child", cache, out, sizeof out, secs)) return -1;
+  return sscanf(out, "built %d loaded %d", built, loaded) == 2 ? 0 : -1;
 }
 
 static void cache_cases(const char *self) {
@@ -391,11 +423,17 @@ static void cache_cases(const char *self) {
   CHECK(mkdtemp(dir) != NULL, "mkdtemp");
   int b1 = -1, l1 = -1, b2 = -1, l2 = -1;
   double t1 = 0, t2 = 0;
-  CHECK(run_child(self, dir, &b1, &l1, &t1) == 0, "first child failed");
-  CHECK(run_child(self, dir, &b2, &l2, &t2) == 0, "second child failed");
+  CHECK(run_cache_child(self, dir, &b1, &l1, &t1) == 0, "first child failed");
+  CHECK(run_cache_child(self, dir, &b2, &l2, &t2) == 0, "second child failed");
   CHECK(b1 == 1 && l1 == 0, "first run: built %d, loaded %d from the cache (want 1, 0)", b1, l1);
   CHECK(b2 == 0 && l2 == 1, "second run: built %d, loaded %d from the cache (want 0, 1)", b2, l2);
   printf("program cache: first run %.3f s (built from source), second %.3f s (loaded)\n", t1, t2);
+  /* A compiler's refusal is remembered: two kernels, one compilation. */
+  char out[64];
+  double t3 = 0;
+  int tries = -1;
+  CHECK(run_child(self, "--broken", dir, out, sizeof out, &t3) == 0, "the broken-compiler child failed (see its stderr)");
+  CHECK(sscanf(out, "refused %d", &tries) == 1 && tries == 1, "a refused build was tried %d times (want 1): %s", tries, out);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   CHECK(system(cmd) == 0, "removing %s", dir);
@@ -406,6 +444,7 @@ static void cache_cases(const char *self) {
 int main(int argc, char **argv) {
 #ifndef NX_TEST_CUDA
   if (argc > 1 && strcmp(argv[1], "--child") == 0) return child();
+  if (argc > 1 && strcmp(argv[1], "--broken") == 0) return broken_child();
 #else
   (void)argc;
   (void)argv;

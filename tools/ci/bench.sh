@@ -21,5 +21,7 @@ py=${NX_VENV:-build/venv}/bin/python
 "$py" bench/kernels/run.py "$build/bench/bench_kernels"
 "$py" bench/io/run.py "$build/tools/nx" "$build/bench/bench_io"
 "$py" bench/linalg/run.py "$build/bench/bench_linalg"
+# The OpenCL device kernels against the host's (it says so and exits without a device).
+"$build/bench/bench_opencl"
 # The CUDA benchmark where CUDA is built (it says so and exits without a GPU).
 [ ! -x "$build/bench/bench_devices" ] || "$build/bench/bench_devices"
