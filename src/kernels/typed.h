@@ -30,8 +30,9 @@ int nx__typed_level(void);
 /* z = op(x) over the run a (z, x) of dtype dt. */
 bool nx__typed_unary(nx__uop op, nx_dtype dt, const nx__arg *a, int64_t n);
 
-/* z = op(x, y) over the run a (z, x, y) of dtype dt: the bool operations
-   (add or, mul and, min and, max or, and, or, xor). */
+/* z = op(x, y) over the run a (z, x, y) of dtype dt: + - x / min max of
+   the floats, + - x min max and or xor of the integers, and bool's (add
+   or, mul and, min and, max or, and, or, xor). */
 bool nx__typed_binary(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n);
 
 /* z = (x op y) into bool over the run a (z, x, y) of dtype dt; op 0 eq,

@@ -104,6 +104,44 @@ typedef void (*nx__wh_fn)(void *z, const void *c, const void *x, const void *y, 
   NX__UN(neg_##s, T, T, (T)(0u - v))  \
   NX__UN(sign_##s, T, T, (T)(v != 0))
 
+/* Binary arithmetic of a float format: a NaN first operand gives its own
+   NaN, quieted (v + v), whichever operand the instruction takes first, as
+   the element path has it. */
+#define NX__FLOAT_BIN(s, T, B)                            \
+  NX__BIN(add_##s, T, T, v != v ? v + v : v + w)          \
+  NX__BIN(sub_##s, T, T, v != v ? v + v : v - w)          \
+  NX__BIN(mul_##s, T, T, v != v ? v + v : v * w)          \
+  NX__BIN(fdiv_##s, T, T, v != v ? v + v : v / w)         \
+  NX__FMINMAX(min_##s, T, B, <, |)                        \
+  NX__FMINMAX(max_##s, T, B, >, &)
+
+/* min and max on the bits: a NaN operand's bits as they are (the first's
+   where both are NaN), and of equal operands (zeros of two signs) the OR
+   of the bits for min (-0), the AND for max (+0). */
+#define NX__FMINMAX(name, T, B, LT, OP)                                                    \
+  NX__TGT static void NX__N(name)(void *zv, const void *xv, const void *yv, int64_t n) { \
+    B *z = zv;                                                                             \
+    const B *x = xv, *y = yv;                                                              \
+    NX__IVDEP for (int64_t i = 0; i < n; i++) {                                            \
+      B xb = x[i], yb = y[i];                                                              \
+      T v, w;                                                                              \
+      memcpy(&v, &xb, sizeof v);                                                           \
+      memcpy(&w, &yb, sizeof w);                                                           \
+      z[i] = v != v ? xb : w != w ? yb : v LT w ? xb : w LT v ? yb : (B)(xb OP yb);        \
+    }                                                                                      \
+  }
+
+/* Integers: + - x wrap through W, an unsigned type as wide as T and int. */
+#define NX__INT_BIN(s, T, W)                          \
+  NX__BIN(add_##s, T, T, (T)((W)v + (W)w))            \
+  NX__BIN(sub_##s, T, T, (T)((W)v - (W)w))            \
+  NX__BIN(mul_##s, T, T, (T)((W)v * (W)w))            \
+  NX__BIN(min_##s, T, T, v < w ? v : w)               \
+  NX__BIN(max_##s, T, T, v > w ? v : w)               \
+  NX__BIN(and_##s, T, T, (T)(v & w))                  \
+  NX__BIN(or_##s, T, T, (T)(v | w))                   \
+  NX__BIN(xor_##s, T, T, (T)(v ^ w))
+
 /* Comparisons into bool; NaN compares unordered. */
 #define NX__CMPS(s, T)              \
   NX__BIN(eq_##s, uint8_t, T, v == w) \

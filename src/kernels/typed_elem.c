@@ -6,6 +6,7 @@
 
 typedef struct nx__typed_elem {
   nx__un_fn un[10][9];   /* [dtype][operation] */
+  nx__bin_fn bin[10][13]; /* [dtype][nx__bop] */
   nx__bin_fn cmp[4][11]; /* [eq ne lt le][dtype] */
   nx__bin_fn boolop[3];  /* bool and, or, xor */
   nx__wh_fn wh[4];       /* elements of 1, 2, 4, 8 bytes */
@@ -97,7 +98,15 @@ bool nx__typed_unary(nx__uop op, nx_dtype dt, const nx__arg *a, int64_t n) {
 
 bool nx__typed_binary(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   const nx__typed_elem *L = loops();
-  if (!L || dt != NX_BOOL || !contiguous(a, 3, 1)) return false;
+  int r = row(dt);
+  if (!L || r < 0) return false;
+  if (!contiguous(a, 3, r == 10 ? 1 : nx_dtype_bits_of(dt) / 8)) return false;
+  if (r < 10) {
+    nx__bin_fn f = L->bin[r][op];
+    if (!f) return false;
+    f(a[0].p, a[1].p, a[2].p, n);
+    return true;
+  }
   int k;
   switch (op) {
   case NX__AND: case NX__MUL: case NX__MIN: k = 0; break;

@@ -13,6 +13,17 @@ NX__UINT_UN(u16, uint16_t)
 NX__UINT_UN(u32, uint32_t)
 NX__UINT_UN(u64, uint64_t)
 
+NX__FLOAT_BIN(f32, float, uint32_t)
+NX__FLOAT_BIN(f64, double, uint64_t)
+NX__INT_BIN(i8, int8_t, uint32_t)
+NX__INT_BIN(u8, uint8_t, uint32_t)
+NX__INT_BIN(i16, int16_t, uint32_t)
+NX__INT_BIN(u16, uint16_t, uint32_t)
+NX__INT_BIN(i32, int32_t, uint32_t)
+NX__INT_BIN(u32, uint32_t, uint32_t)
+NX__INT_BIN(i64, int64_t, uint64_t)
+NX__INT_BIN(u64, uint64_t, uint64_t)
+
 NX__CMPS(f32, float)
 NX__CMPS(f64, double)
 NX__CMPS(i8, int8_t)
@@ -48,7 +59,14 @@ NX__WH(where_8, uint64_t)
 #define NX__CROW(op) {NX__N(op##_f32), NX__N(op##_f64), NX__N(op##_i8), NX__N(op##_u8), NX__N(op##_i16),   \
                       NX__N(op##_u16), NX__N(op##_i32), NX__N(op##_u32), NX__N(op##_i64), NX__N(op##_u64), \
                       NX__N(op##_b)}
+/* [dtype][nx__bop] */
+#define NX__BFROW(s) {NX__N(add_##s), NX__N(sub_##s), NX__N(mul_##s), NX__N(fdiv_##s), 0, 0, 0, 0, \
+                      NX__N(min_##s), NX__N(max_##s), 0, 0, 0}
+#define NX__BIROW(s) {NX__N(add_##s), NX__N(sub_##s), NX__N(mul_##s), 0, 0, 0, 0, 0, NX__N(min_##s), \
+                      NX__N(max_##s), NX__N(and_##s), NX__N(or_##s), NX__N(xor_##s)}
 static const nx__typed_elem NX__N(elem) = {
+    .bin = {NX__BFROW(f32), NX__BFROW(f64), NX__BIROW(i8), NX__BIROW(u8), NX__BIROW(i16), NX__BIROW(u16),
+            NX__BIROW(i32), NX__BIROW(u32), NX__BIROW(i64), NX__BIROW(u64)},
     .un = {NX__FROW(f32), NX__FROW(f64), NX__SROW(i8), NX__UROW(u8), NX__SROW(i16), NX__UROW(u16),
            NX__SROW(i32), NX__UROW(u32), NX__SROW(i64), NX__UROW(u64)},
     .cmp = {NX__CROW(eq), NX__CROW(ne), NX__CROW(lt), NX__CROW(le)},
@@ -56,6 +74,8 @@ static const nx__typed_elem NX__N(elem) = {
     .wh = {NX__N(where_1), NX__N(where_2), NX__N(where_4), NX__N(where_8)},
 };
 #undef NX__FROW
+#undef NX__BFROW
+#undef NX__BIROW
 #undef NX__SROW
 #undef NX__UROW
 #undef NX__CROW

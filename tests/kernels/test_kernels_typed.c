@@ -125,7 +125,7 @@ static const struct {
   bin_fn fn;
   bool to_bool; /* a comparison */
 } binaries[] = {{"eq", nx_eq, 1},   {"ne", nx_ne, 1},   {"lt", nx_lt, 1},   {"le", nx_le, 1},  {"and", nx_and, 0},
-                {"or", nx_or, 0},   {"xor", nx_xor, 0}, {"add", nx_add, 0}, {"mul", nx_mul, 0}, {"min", nx_min, 0},
+                {"or", nx_or, 0},   {"xor", nx_xor, 0}, {"add", nx_add, 0}, {"sub", nx_sub, 0}, {"mul", nx_mul, 0}, {"fdiv", nx_fdiv, 0}, {"min", nx_min, 0},
                 {"max", nx_max, 0}};
 static const nx_dtype elem_dtypes[] = {NX_FLOAT32, NX_FLOAT64, NX_INT8,   NX_UINT8,  NX_INT16, NX_UINT16,
                                        NX_INT32,   NX_UINT32,  NX_INT64, NX_UINT64, NX_BOOL};
@@ -180,6 +180,21 @@ static void check_call(const call *c, int level, uint64_t *seed) {
   int eb = nx_dtype_bits(c->dt) / 8;
   for (int64_t i = 0; i < c->n; i += 3)
     memcpy(y.p + (c->offy + i) * eb, x.p + (c->offx + i) * eb, (size_t)eb);
+  /* two NaNs of different payloads, the first signalling: whose is kept */
+  if (nx_dtype_kind(c->dt) == NX_KIND_FLOAT)
+    for (int64_t i = 1; i < c->n; i += 11) {
+      uint64_t a = eb == 4 ? 0xFFA00001u : 0xFFF4000000000001ull, b = eb == 4 ? 0x7FC0BEEFu : 0x7FF800000000BEEFull;
+      memcpy(x.p + (c->offx + i) * eb, &a, (size_t)eb);
+      memcpy(y.p + (c->offy + i) * eb, &b, (size_t)eb);
+      /* and zeros of the two signs, both ways, for min and max */
+      uint64_t zero = 0, neg0 = eb == 4 ? 0x80000000u : 0x8000000000000000ull;
+      if (i + 2 < c->n) {
+        memcpy(x.p + (c->offx + i + 1) * eb, &zero, (size_t)eb);
+        memcpy(y.p + (c->offy + i + 1) * eb, &neg0, (size_t)eb);
+        memcpy(x.p + (c->offx + i + 2) * eb, &neg0, (size_t)eb);
+        memcpy(y.p + (c->offy + i + 2) * eb, &zero, (size_t)eb);
+      }
+    }
   int s0, s1;
   int64_t n0, n1;
   nx__typed_set_isa(NX__TYPED_OFF);
