@@ -3,6 +3,7 @@
    run. */
 #include "typed.h"
 #include "typed_defs.h"
+#include "typed_x86.h"
 
 #define NX__SUF _base
 #define NX__TGT
@@ -45,7 +46,10 @@ bool nx__typed_cast(nx_dtype to, void *dst, nx_dtype from, const void *src, int6
   case NX__TYPED_BASE: table = casts_base; break;
 #if defined(NX__TYPED_X86)
   case NX__TYPED_AVX2: table = casts_avx2; break;
-  case NX__TYPED_AVX512: table = casts_512; break;
+  case NX__TYPED_AVX512:
+    if (nx__typed_narrow512(to, dst, from, src, n)) return true;
+    table = casts_512;
+    break;
 #endif
   default: return false;
   }

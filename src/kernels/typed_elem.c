@@ -3,6 +3,7 @@
    one for a run. */
 #include "typed.h"
 #include "typed_defs.h"
+#include "typed_x86.h"
 
 typedef struct nx__typed_elem {
   nx__un_fn un[10][9];   /* [dtype][operation] */
@@ -124,6 +125,8 @@ bool nx__typed_compare(int op, nx_dtype dt, const nx__arg *a, int64_t n) {
   if (!L || r < 0 || op < 0 || op > 3 || a[0].step != 1) return false;
   int64_t bytes = r == 10 ? 1 : nx_dtype_bits_of(dt) / 8;
   if (a[1].step != bytes || a[2].step != bytes) return false;
+  if (nx__typed_level() == NX__TYPED_AVX512 && nx__typed_cmp512(op, dt, (uint8_t *)a[0].p, a[1].p, a[2].p, n))
+    return true;
   L->cmp[op][r](a[0].p, a[1].p, a[2].p, n);
   return true;
 }
