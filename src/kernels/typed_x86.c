@@ -77,6 +77,44 @@ NX__NARROW(u8_i16, int16_t, uint8_t, 32, NX__LD512, NX__U8_16, NX__ST256, NX__CL
 NX__NARROW(u8_i32, int32_t, uint8_t, 16, NX__LD512, NX__U8_32, NX__ST128, NX__CLAMP(uint8_t, 0, 255, v))
 NX__NARROW(u8_i64, int64_t, uint8_t, 8, NX__LD512, NX__U8_64, NX__ST64, NX__CLAMP(uint8_t, 0, 255, v))
 
+/* Floats into the narrow integers: clamped into the range in the float
+   (exact: the bounds are integers of the float), NaN lanes converted to 0
+   by the mask of ordered lanes, truncated toward zero, packed. */
+#define NX__F2N(name, TS, TD, LANES, VT, LD, MIN, MAX, SET1, ORD, CVT, PACK, STORE, LO, HI, TAIL)    \
+  NX__TGT_512 static void name(void *dv, const void *sv, int64_t n) {                              \
+    TD *d = dv;                                                                                    \
+    const TS *s = sv;                                                                              \
+    int64_t i = 0;                                                                                 \
+    for (; i + LANES <= n; i += LANES) {                                                           \
+      VT v = LD(s + i);                                                                            \
+      VT c = MAX(MIN(v, SET1(HI)), SET1(LO));                                                      \
+      STORE(d + i, PACK(CVT(ORD(v), c)));                                                          \
+    }                                                                                              \
+    for (; i < n; i++) {                                                                           \
+      TS v = s[i];                                                                                 \
+      d[i] = TAIL;                                                                                 \
+    }                                                                                              \
+  }
+#define NX__ORDPS(v) _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q)
+#define NX__ORDPD(v) _mm512_cmp_pd_mask(v, v, _CMP_ORD_Q)
+#define NX__PS(name, TD, PACK, STORE, LO, HI, TAIL)                                                               \
+  NX__F2N(name, float, TD, 16, __m512, _mm512_loadu_ps, _mm512_min_ps, _mm512_max_ps, _mm512_set1_ps, NX__ORDPS, \
+          _mm512_maskz_cvttps_epi32, PACK, STORE, LO, HI, TAIL)
+#define NX__PD(name, TD, PACK, STORE, LO, HI, TAIL)                                                                \
+  NX__F2N(name, double, TD, 8, __m512d, _mm512_loadu_pd, _mm512_min_pd, _mm512_max_pd, _mm512_set1_pd, NX__ORDPD, \
+          _mm512_maskz_cvttpd_epi32, PACK, STORE, LO, HI, TAIL)
+#define NX__SAME(v) (v)
+NX__PS(i8_f32, int8_t, _mm512_cvtepi32_epi8, NX__ST128, -128.0f, 127.0f, NX__F2I(int8_t, float, INT8_MIN, INT8_MAX, int32_t, v))
+NX__PS(i16_f32, int16_t, _mm512_cvtepi32_epi16, NX__ST256, -32768.0f, 32767.0f,
+       NX__F2I(int16_t, float, INT16_MIN, INT16_MAX, int32_t, v))
+NX__PS(u8_f32, uint8_t, _mm512_cvtepi32_epi8, NX__ST128, 0.0f, 255.0f, NX__F2U8(v))
+NX__PD(i8_f64, int8_t, _mm256_cvtepi32_epi8, NX__ST64, -128.0, 127.0, NX__F2I(int8_t, double, INT8_MIN, INT8_MAX, int32_t, v))
+NX__PD(i16_f64, int16_t, _mm256_cvtepi32_epi16, NX__ST128, -32768.0, 32767.0,
+       NX__F2I(int16_t, double, INT16_MIN, INT16_MAX, int32_t, v))
+NX__PD(i32_f64, int32_t, NX__SAME, NX__ST256, -2147483648.0, 2147483647.0,
+       NX__F2I(int32_t, double, INT32_MIN, INT32_MAX, int32_t, v))
+NX__PD(u8_f64, uint8_t, _mm256_cvtepi32_epi8, NX__ST64, 0.0, 255.0, NX__F2U8(v))
+
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n) {
   void (*f)(void *, const void *, int64_t) = 0;
 #define NX__PAIR(t, s) ((int)(t) * NX_DTYPE_COUNT + (int)(s))
@@ -90,6 +128,13 @@ int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, 
   case NX__PAIR(NX_UINT8, NX_INT16): f = u8_i16; break;
   case NX__PAIR(NX_UINT8, NX_INT32): f = u8_i32; break;
   case NX__PAIR(NX_UINT8, NX_INT64): f = u8_i64; break;
+  case NX__PAIR(NX_INT8, NX_FLOAT32): f = i8_f32; break;
+  case NX__PAIR(NX_INT16, NX_FLOAT32): f = i16_f32; break;
+  case NX__PAIR(NX_UINT8, NX_FLOAT32): f = u8_f32; break;
+  case NX__PAIR(NX_INT8, NX_FLOAT64): f = i8_f64; break;
+  case NX__PAIR(NX_INT16, NX_FLOAT64): f = i16_f64; break;
+  case NX__PAIR(NX_INT32, NX_FLOAT64): f = i32_f64; break;
+  case NX__PAIR(NX_UINT8, NX_FLOAT64): f = u8_f64; break;
   default: return 0;
   }
 #undef NX__PAIR

@@ -16,7 +16,8 @@
    and float64. */
 int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void *y, int64_t n);
 
-/* The saturating integer casts into narrower signed integers and uint8. */
+/* The saturating casts of integers into narrower signed integers and
+   uint8, and of floats into int8, int16, uint8 (and float64 into int32). */
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
 
 #endif
