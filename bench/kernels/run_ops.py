@@ -16,7 +16,9 @@ means the same; where it does not, on the elements where it does (the
 report says how many were left out and why).
 
 usage: run_ops.py <bench_ops binary> [rounds]
-NX_BENCH_CASES=<substring>,... runs only the cases whose names contain one."""
+NX_BENCH_CASES=<substring>,... runs only the cases whose names contain one;
+NX_NO_HUGE=1 turns off numpy's transparent huge pages for its arrays (nx
+asks for them on its own large buffers, src/rig/host.c)."""
 import os
 import statistics
 import subprocess
@@ -30,7 +32,8 @@ N = 1 << 22
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 rng = np.random.default_rng(5)
 np.seterr(all="ignore")
-if os.environ.get("NX_NO_HUGE"): np._core.multiarray._set_madvise_hugepage(False)
+if os.environ.get("NX_NO_HUGE"):
+    np._core.multiarray._set_madvise_hugepage(False)
 
 DT = {"float32": np.float32, "float64": np.float64, "int8": np.int8, "int16": np.int16, "int32": np.int32,
       "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
