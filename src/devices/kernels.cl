@@ -402,7 +402,7 @@ NX_KERNEL nx_unary(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, in
       long v = nx__int_value(lo, bits, k == NX_KIND_SIGNED);
       ulong u = (ulong)v;
       if (op == NX__NEG) u = 0 - u;
-      else if (op == NX__ABS) u = v < 0 ? 0 - u : u;
+      else if (op == NX__ABS) u = k == NX_KIND_SIGNED && v < 0 ? 0 - u : u; /* unsigned: itself */
       else if (op == NX__SIGN) u = k == NX_KIND_UNSIGNED ? (lo != 0) : (ulong)(v > 0) - (ulong)(v < 0);
       lo = u;
     } else {

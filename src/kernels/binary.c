@@ -4,6 +4,7 @@
 #include "../devices/dispatch.h"
 #include "fast.h"
 #include "ops.h"
+#include "typed.h"
 
 typedef struct bctx {
   nx__bop op;
@@ -13,7 +14,7 @@ typedef struct bctx {
 static void body(void *vc, const nx__arg *a, int64_t n) {
   const bctx *c = vc;
   nx_dtype dt = c->dt;
-  if (nx__fast_binary(c->op, dt, a, n)) return;
+  if (nx__typed_binary(c->op, dt, a, n) || nx__fast_binary(c->op, dt, a, n)) return;
   if (nx_dtype_kind_of(dt) == NX_KIND_FLOAT && (c->op == NX__POW || c->op == NX__ATAN2)) {
     int bits = nx_dtype_bits_of(dt);
     for (int64_t i = 0; i < n; i++) {

@@ -5,6 +5,7 @@
 #include "api.h"
 #include "../devices/dispatch.h"
 #include "ops.h"
+#include "typed.h"
 
 typedef enum cop { EQ, NE, LT, LE } cop;
 
@@ -28,6 +29,7 @@ static bool cmp(cop op, nx_dtype dt, nx__v x, nx__v y) {
 
 static void body(void *vc, const nx__arg *a, int64_t n) {
   const cctx *c = vc;
+  if (c->zt == NX_BOOL && nx__typed_compare((int)c->op, c->dt, a, n)) return;
   int zb = nx_dtype_bits_of(c->zt);
   for (int64_t i = 0; i < n; i++) nx__st(zb, &a[0], i, cmp(c->op, c->dt, nx__load(c->dt, &a[1], i), nx__load(c->dt, &a[2], i)));
 }

@@ -148,7 +148,7 @@ void nx__uop_apply(nx__uop op, nx_dtype dt, uint64_t *lo, uint64_t *hi) {
     uint64_t u = (uint64_t)x;
     switch (op) {
     case NX__NEG: u = 0 - u; break;
-    case NX__ABS: u = x < 0 ? 0 - u : u; break;
+    case NX__ABS: u = k == NX_KIND_SIGNED && x < 0 ? 0 - u : u; break; /* unsigned: itself */
     case NX__SIGN: u = k == NX_KIND_UNSIGNED ? (*lo != 0) : (uint64_t)(x > 0) - (uint64_t)(x < 0); break;
     default: break; /* trunc, ceil, floor, round: integers are integral */
     }

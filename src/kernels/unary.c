@@ -5,6 +5,7 @@
 #include "api.h"
 #include "../devices/dispatch.h"
 #include "ops.h"
+#include "typed.h"
 #include "vmath.h"
 #include "vtanh.h"
 
@@ -89,6 +90,7 @@ static void body(void *vc, const nx__arg *a, int64_t n) {
     f32_body(c->op, a, n);
     return;
   }
+  if (nx__typed_unary(c->op, dt, a, n)) return;
   for (int64_t i = 0; i < n; i++) {
     uint64_t lo = nx__ld(bits > 64 ? 64 : bits, &a[1], i), hi = bits > 64 ? nx__ld_hi(&a[1], i) : 0;
     nx__uop_apply(c->op, dt, &lo, &hi);

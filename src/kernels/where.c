@@ -3,6 +3,7 @@
 #include "api.h"
 #include "../devices/dispatch.h"
 #include "elem.h"
+#include "typed.h"
 
 typedef struct wctx {
   int bits, cbits;
@@ -10,6 +11,7 @@ typedef struct wctx {
 
 static void body(void *vc, const nx__arg *a, int64_t n) {
   const wctx *c = vc;
+  if (c->cbits == 8 && c->bits >= 8 && nx__typed_where(c->bits / 8, a, n)) return;
   for (int64_t i = 0; i < n; i++) nx__move(c->bits, &a[0], i, nx__ld(c->cbits, &a[1], i) ? &a[2] : &a[3], i);
 }
 

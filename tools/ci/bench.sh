@@ -19,6 +19,7 @@ python3 bench/kernels/run_cast.py "$build/bench/bench_cast"
 py=${NX_VENV:-build/venv}/bin/python
 [ -x "$py" ] || py=python3
 "$py" bench/kernels/run.py "$build/bench/bench_kernels"
+"$py" bench/kernels/run_ops.py "$build/bench/bench_ops"
 "$py" bench/io/run.py "$build/tools/nx" "$build/bench/bench_io"
 "$py" bench/linalg/run.py "$build/bench/bench_linalg"
 # The OpenCL device kernels against the host's (it says so and exits without a device).

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the typed loops: the few loops written in AVX-512 intrinsics,
+   where the compiler's vectorization of the C loop leaves time behind (the
+   float comparisons, whose 16-bit masks it widens and packs, and the
+   integer narrowings, which have saturating instructions of their own).
+   Same bits as the C loops; test_kernels_typed checks them at the AVX-512
+   level. Each returns 0, writing nothing, for a case it has no loop for. */
+#ifndef NX_KERNELS_TYPED_X86_H
+#define NX_KERNELS_TYPED_X86_H
+
+#include <stdint.h>
+
+#include "nx_dtype.h"
+
+/* z[i] = (x[i] op y[i]) into bool, op 0 eq, 1 ne, 2 lt, 3 le, for float32
+   and float64. */
+int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void *y, int64_t n);
+
+/* The saturating casts of integers into narrower signed integers and
+   uint8, and of floats into int8, int16, uint8 (and float64 into int32). */
+int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
+
+#endif
