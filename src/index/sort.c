@@ -293,6 +293,57 @@ static bool in_z(const sctx *c) {
   return !c->arg && c->zl->stride[c->axis] == 1 && (bits == 32 || bits == 64);
 }
 
+static void *alloc(size_t n, bool *ok);
+
+/* The keys of a long float32 line, its slices on the pool: each counts its
+   keys' top 16 bits, the keys below zero's and the zeros and NaNs, and
+   stores argsort items in a (sort keys are made again by the scatter);
+   the zeros and NaNs, when there are any, are then set aside in input
+   order by one more read. Returns the count of keys below zero's. */
+typedef struct fkeys {
+  const sctx *c;
+  const uint32_t *x;
+  int64_t xs, n;
+  uint64_t *items;
+  uint32_t *hist;
+  int slices;
+  int64_t below[NX__BK_SLICES], special[NX__BK_SLICES];
+} fkeys;
+
+static void fkeys_task(void *vp, int64_t s0, int64_t s1) {
+  fkeys *f = vp;
+  const uint32_t *x = f->x;
+  int64_t xs = f->xs;
+  uint32_t dm = f->c->desc ? ~0u : 0u, zk = nx__fkey32(0, f->c->desc);
+  uint64_t *items = f->items;
+  for (int64_t sl = s0; sl < s1; sl++) {
+    int64_t i0 = f->n * sl / f->slices, i1 = f->n * (sl + 1) / f->slices, below = 0, special = 0;
+    uint32_t *h = f->hist + (size_t)sl * NX__BK_TOP;
+    for (int64_t i = i0; i < i1; i++) {
+      uint32_t b = x[i * xs], k = nx__fkey32_dm(b, dm);
+      below += k < zk;
+      special += (b & ~NX__SIGN32) - 1 >= 0x7F800000u; /* a zero or a NaN */
+      h[k >> 16]++;
+      if (items) items[i] = (uint64_t)k << 32 | (uint64_t)i;
+    }
+    f->below[sl] = below, f->special[sl] = special;
+  }
+}
+
+static int64_t float_keys(const sctx *c, scratch *s, const uint32_t *x, int64_t xs, void *a, int slices) {
+  fkeys f = {c, x, xs, c->n, c->arg ? a : NULL, s->hist, slices, {0}, {0}};
+  nx__parallel(slices, slices, fkeys_task, &f);
+  int64_t below = 0, special = 0;
+  for (int sl = 0; sl < slices; sl++) below += f.below[sl], special += f.special[sl];
+  for (int64_t i = 0; special && !c->arg && i < c->n; i++) {
+    uint32_t b = x[i * xs], m = b & ~NX__SIGN32;
+    if (m - 1 < 0x7F800000u) continue;
+    put_aside(s, m ? &s->nan : &s->zero, b);
+    s->negzero |= !m && b >> 31;
+  }
+  return below;
+}
+
 static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
   int64_t n = c->n;
   int xbits = nx_dtype_bits_of(c->xt), zbits = nx_dtype_bits_of(c->zt), w = xbits <= 32 ? 32 : 64;
@@ -302,6 +353,11 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
      keys there (each element read before its key is written, so z may be
      x) and decodes them in place: one line of scratch fewer to fault in */
   void *a = in_z(c) ? (char *)c->zb + zp * (xbits / 8) : s->a;
+  /* a long float32 line leaves its keys unwritten: the bucket scatter
+     makes them again as it reads x (z is first written after that) */
+  bool direct = c->xt == NX_FLOAT32 && !arg && n >= NX__BK_MIN;
+  if (direct) a = NULL;
+  if (!s->b && !(s->b = alloc((w == 64 || arg ? 8 : 4) * (size_t)n, &s->ok))) return;
   uint32_t *a32 = a, *top = s->top;
   uint64_t *a64 = a;
   uint64_t zk = w == 32 ? nx__fkey32(0, desc) : nx__fkey64(0, desc);
@@ -315,7 +371,8 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
   int slices = bk ? s->slices : 1, hsh = bk ? 16 : tsh;
   if (bk) memset(s->hist, 0, sizeof *s->hist * NX__BK_TOP * (size_t)slices);
   else memset(top, 0, sizeof *top * NB);
-  for (int sl = 0; sl < slices; sl++) {
+  if (bk && c->xt == NX_FLOAT32) below = float_keys(c, s, (const uint32_t *)c->xb + xp, xs, a, slices);
+  else for (int sl = 0; sl < slices; sl++) {
     int64_t i0 = n * sl / slices, i1 = n * (sl + 1) / slices;
     uint32_t *h = bk ? s->hist + (size_t)sl * NX__BK_TOP : top;
     if (c->xt == NX_FLOAT32) {
@@ -332,7 +389,7 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
         below += k < zk;
         h[k >> hsh]++;
         if (arg) a64[i] = (uint64_t)k << 32 | (uint64_t)i;
-        else a32[i] = k;
+        else if (!direct) a32[i] = k;
       }
     } else
       for (int64_t i = i0; i < i1; i++) {
@@ -351,10 +408,11 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
   if (bk) {
     emit_ctx ec = {c, zp};
     bool signd = nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED;
-    nx__bk p = {n, arg, a, s->b, a == s->a, s->hist, slices, NX__BK_EMIT, NULL, fl, desc,
-                (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, 0};
+    uint32_t *z32 = (uint32_t *)c->zb + zp;
+    nx__bk p = {n, arg, a, s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
+                NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, 0};
     if (arg) p.out = NX__BK_INDEX, p.zi = (int32_t *)c->zb + zp;
-    else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = a;
+    else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = z32;
     if (nx__bk_sort(&p)) s->ok = false;
   } else if (w == 32 && arg) emit(c, 32, part64(a, s->b, n, 32, 64, s->cnt), 0, n, zp);
   else if (w == 32) emit(c, 32, part32(a, s->b, n, 0, 32, s->cnt), 0, n, zp);
@@ -403,7 +461,7 @@ static void lines_task(void *vc, int64_t u0, int64_t u1) {
   bool pairs = c->arg && nx_dtype_bits_of(c->xt) > 32;
   size_t wb = c->arg || nx_dtype_bits_of(c->xt) > 32 ? 8 : 4;
   if (!in_z(c)) s.a = alloc(wb * n, &s.ok);
-  s.b = alloc(wb * n, &s.ok), s.cnt = alloc(4 * NB * 12, &s.ok);
+  s.cnt = alloc(4 * NB * 12, &s.ok); /* and s.b when a line needs it */
   s.top = alloc(4 * NB, &s.ok);
   if (pairs) s.ix = alloc(4 * n, &s.ok), s.ix2 = alloc(4 * n, &s.ok);
   if (nx_dtype_bits_of(c->xt) <= 32 && c->n >= NX__BK_MIN) {

@@ -41,7 +41,7 @@ typedef struct plan {
 
 static void no_memory(nx__bk *p) { __atomic_store_n(&p->status, NX_ENOMEM, __ATOMIC_RELAXED); }
 
-static inline uint32_t decode(const nx__bk *p, uint32_t k) { return p->fl ? nx__fbits32(k, p->desc) : k ^ p->xr; }
+#define DECODE(k) (fl ? nx__fbits32_dm(k, dm) : (k) ^ xr)
 
 /* One cache line of buffer to its place in the destination, past the
    caches where the CPU can (the destination is read back only later). */
@@ -67,7 +67,7 @@ static inline void fence(void) {
    word i of bucket d goes to pos[d]++, through the bucket's line of
    buffer; a line is written whole when it lies within the slice's part of
    the bucket, elementwise at the part's two ends. */
-#define DEFINE_SCATTER(name, W, LINE, KEY)                                                     \
+#define DEFINE_SCATTER(name, W, LINE, KEY, LOAD)                                               \
   static void name(void *vp, int64_t s0, int64_t s1) {                                         \
     const plan *pl = vp;                                                                       \
     nx__bk *p = pl->p;                                                                         \
@@ -79,28 +79,33 @@ static inline void fence(void) {
       nx__free(buf), nx__free(pos);                                                            \
       return;                                                                                  \
     }                                                                                          \
-    uint32_t *first = pos + nb;                                                                \
-    const W *a = p->a;                                                                         \
-    W *b = p->b;                                                                               \
+    uint32_t *restrict at = pos, *restrict first = pos + nb;                                   \
+    W *restrict lines = buf, *restrict b = p->b;                                               \
+    const uint16_t *restrict map = pl->map;                                                    \
+    const W *restrict a = p->a;                                                                \
+    const uint32_t *restrict xf = p->xf;                                                       \
+    int64_t xs = p->xs;                                                                        \
+    uint32_t dm = p->desc ? ~0u : 0u;                                                          \
+    (void)a, (void)xf, (void)xs, (void)dm;                                                     \
     for (int64_t s = s0; s < s1; s++) {                                                        \
       int64_t i0 = p->n * s / p->slices, i1 = p->n * (s + 1) / p->slices;                      \
-      memcpy(pos, pl->off + s * nb, sizeof *pos * (size_t)nb);                                 \
-      memcpy(first, pos, sizeof *pos * (size_t)nb);                                            \
+      memcpy(at, pl->off + s * nb, sizeof *at * (size_t)nb);                                   \
+      memcpy(first, at, sizeof *at * (size_t)nb);                                              \
       for (int64_t i = i0; i < i1; i++) {                                                      \
-        W v = a[i];                                                                            \
-        uint32_t d = pl->map[KEY(v) >> 16], q = pos[d]++;                                      \
-        W *l = buf + (size_t)d * LINE;                                                         \
+        W v = LOAD(i);                                                                         \
+        uint32_t d = map[KEY(v) >> 16], q = at[d]++;                                           \
+        W *l = lines + (size_t)d * LINE;                                                       \
         l[q & (LINE - 1)] = v;                                                                 \
         if ((q & (LINE - 1)) == LINE - 1) {                                                    \
-          uint32_t at = q - (LINE - 1);                                                        \
-          if (at >= first[d]) put_line(b + at, l);                                             \
+          uint32_t q0 = q - (LINE - 1);                                                        \
+          if (q0 >= first[d]) put_line(b + q0, l);                                             \
           else                                                                                 \
             for (uint32_t r = first[d]; r <= q; r++) b[r] = l[r & (LINE - 1)];                 \
         }                                                                                      \
       }                                                                                        \
       for (int d = 0; d < nb; d++) {                                                           \
-        uint32_t r = pos[d] & ~(uint32_t)(LINE - 1);                                           \
-        for (r = r < first[d] ? first[d] : r; r < pos[d]; r++) b[r] = buf[(size_t)d * LINE + (r & (LINE - 1))]; \
+        uint32_t r = at[d] & ~(uint32_t)(LINE - 1);                                            \
+        for (r = r < first[d] ? first[d] : r; r < at[d]; r++) b[r] = lines[(size_t)d * LINE + (r & (LINE - 1))]; \
       }                                                                                        \
     }                                                                                          \
     fence();                                                                                   \
@@ -111,29 +116,40 @@ static inline void fence(void) {
    in cur and word i going to place c[digit]++ (or to i when c is NULL);
    other is a free buffer of len words. */
 #define DEFINE_FINAL(name, W, KEY)                                                             \
-  static void name(const nx__bk *p, const W *cur, W *other, int64_t at, int64_t len,          \
-                   uint32_t *c, int sh, uint32_t m, uint32_t lo) {                             \
-    uint32_t *zv = p->zv ? p->zv + at : NULL;                                                  \
-    if (p->out == NX__BK_VALUES && (const void *)cur == (const void *)zv) {                    \
+  static void name(const nx__bk *p, const W *restrict cur, W *restrict other, int64_t at,      \
+                   int64_t len, uint32_t *restrict c, int sh, uint32_t m, uint32_t lo) {        \
+    uint32_t *restrict zv = p->zv ? p->zv + at : NULL, xr = p->xr, dm = p->desc ? ~0u : 0u;     \
+    bool fl = p->fl;                                                                           \
+    if (p->out == NX__BK_VALUES && c && (const void *)cur == (const void *)zv) {               \
       /* the bucket was ping-ponged through its own place in z */                            \
-      for (int64_t i = 0; i < len; i++) other[c ? c[((KEY(cur[i]) - lo) >> sh) & m]++ : i] = cur[i]; \
-      for (int64_t i = 0; i < len; i++) zv[i] = decode(p, (uint32_t)KEY(other[i]));          \
-      return;                                                                                  \
+      for (int64_t i = 0; i < len; i++) other[c[((KEY(cur[i]) - lo) >> sh) & m]++] = cur[i];   \
+      cur = other, c = NULL;                                                                   \
     }                                                                                          \
     switch (p->out) {                                                                          \
     case NX__BK_VALUES:                                                                        \
-      for (int64_t i = 0; i < len; i++) {                                                      \
-        W v = cur[i];                                                                          \
-        zv[c ? c[((KEY(v) - lo) >> sh) & m]++ : i] = decode(p, (uint32_t)KEY(v));              \
+      if (!c)                                                                                  \
+        for (int64_t i = 0; i < len; i++) zv[i] = DECODE((uint32_t)KEY(cur[i]));              \
+      else {                                                                                   \
+        /* into the free buffer, in the caches, then along z once: stores \
+           scattered over z's lines would each wait for its line */        \
+        uint32_t *o = (uint32_t *)(void *)other;                                               \
+        for (int64_t i = 0; i < len; i++) {                                                    \
+          uint32_t k = (uint32_t)KEY(cur[i]);                                                  \
+          o[c[((k - lo) >> sh) & m]++] = DECODE(k);                                            \
+        }                                                                                      \
+        memcpy(zv, o, sizeof *zv * (size_t)len);                                               \
       }                                                                                        \
       break;                                                                                   \
     case NX__BK_INDEX: {                                                                       \
-      int32_t *z = p->zi + at * p->zs;                                                         \
       int64_t zs = p->zs;                                                                      \
-      for (int64_t i = 0; i < len; i++) {                                                      \
-        W v = cur[i];                                                                          \
-        z[(c ? c[((KEY(v) - lo) >> sh) & m]++ : i) * zs] = (int32_t)(uint32_t)v;              \
-      }                                                                                        \
+      int32_t *restrict z = p->zi + at * zs;                                                   \
+      if (!c)                                                                                  \
+        for (int64_t i = 0; i < len; i++) z[i * zs] = (int32_t)(uint32_t)cur[i];               \
+      else                                                                                     \
+        for (int64_t i = 0; i < len; i++) {                                                    \
+          W v = cur[i];                                                                        \
+          z[c[((KEY(v) - lo) >> sh) & m]++ * zs] = (int32_t)(uint32_t)v;                       \
+        }                                                                                      \
       break;                                                                                   \
     }                                                                                          \
     case NX__BK_EMIT:                                                                          \
@@ -147,7 +163,15 @@ static inline void fence(void) {
 /* Sorts bucket d within the caches and writes it out; tmp is scratch of
    pl->cap words (unused where a serves). */
 #define DEFINE_BUCKET(name, W, KEY, final)                                                     \
+  static void name##_pass(const W *restrict src, W *restrict dst, int64_t len, uint32_t *restrict c, \
+                          int sh, uint32_t m, uint32_t lo) {                                   \
+    for (int64_t i = 0; i < len; i++) {                                                        \
+      W v = src[i];                                                                            \
+      dst[c[(((uint32_t)KEY(v) - lo) >> sh) & m]++] = v;                                       \
+    }                                                                                          \
+  }                                                                                            \
   static void name(const plan *pl, int d, W *tmp, uint32_t *cnt) {                             \
+    W *heavy = NULL;                                                                           \
     nx__bk *p = pl->p;                                                                         \
     int64_t at = pl->start[d], len = (int64_t)pl->start[d + 1] - at;                           \
     W *cur = (W *)p->b + at;                                                                   \
@@ -161,7 +185,15 @@ static inline void fence(void) {
       final(p, cur, NULL, at, len, NULL, 0, 0, 0);                                             \
       return;                                                                                  \
     }                                                                                          \
-    W *other = p->a_scratch ? (W *)p->a + at : len <= pl->cap ? tmp : (W *)(void *)(p->zv + at); \
+    /* scratch for the passes: a's place of the bucket, else a buffer; a    \
+       bucket of one top value may be longer than the buffer, then it takes \
+       its place in z where that is not b, else one of its own */            \
+    W *other = p->a_scratch ? (W *)p->a + at : len <= pl->cap ? tmp : NULL;                   \
+    if (!other && p->zv && (void *)p->zv != p->b) other = (W *)(void *)(p->zv + at);                    \
+    if (!other && !(other = heavy = nx__malloc(sizeof *other * (size_t)len))) {                \
+      no_memory(p);                                                                            \
+      return;                                                                                  \
+    }                                                                                          \
     uint32_t lo = (uint32_t)pl->lo16[d] << 16, span = (uint32_t)(pl->hi16[d] - pl->lo16[d]) << 16 | 0xFFFF; \
     int bits = 32 - __builtin_clz(span), np = bits <= 22 ? 2 : 3, dg = (bits + np - 1) / np;    \
     uint32_t m = (1u << dg) - 1, *c0 = cnt, *c1 = cnt + 2048, *c2 = cnt + 4096;                 \
@@ -184,22 +216,23 @@ static inline void fence(void) {
       }                                                                                        \
     }                                                                                          \
     for (int k = 0; k < np - 1; k++) {                                                         \
-      uint32_t *c = cnt + 2048 * k;                                                            \
-      int sh = k * dg;                                                                         \
-      for (int64_t i = 0; i < len; i++) {                                                      \
-        W v = cur[i];                                                                          \
-        other[c[(((uint32_t)KEY(v) - lo) >> sh) & m]++] = v;                                   \
-      }                                                                                        \
+      name##_pass(cur, other, len, cnt + 2048 * k, k * dg, m, lo);                             \
       W *t = cur;                                                                              \
       cur = other, other = t;                                                                  \
     }                                                                                          \
     final(p, cur, other, at, len, cnt + 2048 * (np - 1), (np - 1) * dg, m, lo);                \
+    nx__free(heavy);                                                                           \
   }
 
 #define KEY32(v) (v)
 #define KEY64(v) ((uint32_t)((v) >> 32))
-DEFINE_SCATTER(scatter32, uint32_t, 16, KEY32)
-DEFINE_SCATTER(scatter64, uint64_t, 8, KEY64)
+#define WORD(i) a[i]
+#define FLOAT(i) nx__fkey32_dm(xf[i], dm)
+#define FLOATS(i) nx__fkey32_dm(xf[(i) * xs], dm)
+DEFINE_SCATTER(scatter32, uint32_t, 16, KEY32, WORD)
+DEFINE_SCATTER(scatter_floats, uint32_t, 16, KEY32, FLOAT)
+DEFINE_SCATTER(scatter_strided, uint32_t, 16, KEY32, FLOATS)
+DEFINE_SCATTER(scatter64, uint64_t, 8, KEY64, WORD)
 DEFINE_FINAL(final32, uint32_t, KEY32)
 DEFINE_FINAL(final64, uint64_t, KEY64)
 DEFINE_BUCKET(bucket32, uint32_t, KEY32, final32)
@@ -277,7 +310,7 @@ int nx__bk_sort(nx__bk *p) {
     const uint32_t *h = p->hist + (size_t)(s - 1) * NX__BK_TOP;
     for (int j = 0; j < NX__BK_TOP; j++) o[pl.map[j]] += h[j];
   }
-  nx__parallel(S, S, p->items ? scatter64 : scatter32, &pl);
+  nx__parallel(S, S, p->items ? scatter64 : p->a ? scatter32 : p->xs == 1 ? scatter_floats : scatter_strided, &pl);
   if (!p->status) nx__parallel(nb, nb < 8 * nx_num_threads() ? nb : 8 * nx_num_threads(), buckets_task, &pl);
 out:
   nx__free(total), nx__free(pl.map), nx__free(pl.start), nx__free(pl.lo16), nx__free(pl.off);

@@ -27,8 +27,12 @@ typedef enum nx__bk_out {
 typedef struct nx__bk {
   int64_t n;
   bool items;      /* 64-bit words: key << 32 | index; else 32-bit keys */
-  void *a, *b;     /* a: the n words; b: scratch for n words */
+  void *a, *b;     /* a: the n words; b: n words, scratch or zv itself */
   bool a_scratch;  /* a may serve as scratch once scattered (it is not zv) */
+  /* Where a is NULL: the keys are made again from the float32 elements
+     xf[i * xs] as the scatter reads them (they do not overlap b) */
+  const uint32_t *xf;
+  int64_t xs;
   /* hist[s * NX__BK_TOP + (key >> 16)]: the counts of slice s, the words
      [s * n / slices, (s + 1) * n / slices) */
   const uint32_t *hist;
