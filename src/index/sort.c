@@ -410,7 +410,7 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
     bool signd = nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED;
     uint32_t *z32 = (uint32_t *)c->zb + zp;
     nx__bk p = {n, arg, a, s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
-                NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, 0};
+                NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, zbits < 8, 0};
     if (arg) p.out = NX__BK_INDEX, p.zi = (int32_t *)c->zb + zp;
     else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = z32;
     if (nx__bk_sort(&p)) s->ok = false;
@@ -502,7 +502,8 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   for (int j = 0; j < c->xl->rank; j++)
     if (j != c->axis) c->lines *= c->xl->extent[j];
   if (c->lines == 0 || c->n == 0) return NX_DONE;
-  if (c->lines * c->n < 65536 || c->lines == 1) lines_task(c, 0, c->lines);
+  /* sub-byte lines share bytes of z: their writes stay on one thread */
+  if (c->lines * c->n < 65536 || c->lines == 1 || nx_dtype_bits_of(c->zt) < 8) lines_task(c, 0, c->lines);
   else nx__parallel(c->lines, 4 * (int64_t)nx_num_threads(), lines_task, c);
   return NX_DONE;
 }

@@ -311,7 +311,8 @@ int nx__bk_sort(nx__bk *p) {
     for (int j = 0; j < NX__BK_TOP; j++) o[pl.map[j]] += h[j];
   }
   nx__parallel(S, S, p->items ? scatter64 : p->a ? scatter32 : p->xs == 1 ? scatter_floats : scatter_strided, &pl);
-  if (!p->status) nx__parallel(nb, nb < 8 * nx_num_threads() ? nb : 8 * nx_num_threads(), buckets_task, &pl);
+  int chunks = p->out == NX__BK_EMIT && p->serial_emit ? 1 : nb < 8 * nx_num_threads() ? nb : 8 * nx_num_threads();
+  if (!p->status) nx__parallel(nb, chunks, buckets_task, &pl);
 out:
   nx__free(total), nx__free(pl.map), nx__free(pl.start), nx__free(pl.lo16), nx__free(pl.off);
   return p->status;

@@ -45,6 +45,7 @@ typedef struct nx__bk {
   int64_t zs;
   void (*emit)(void *ctx, const void *words, int64_t at, int64_t len); /* EMIT */
   void *ctx;
+  bool serial_emit; /* emit writes bytes it shares with its neighbours (sub-byte z) */
   int status; /* NX_ENOMEM when a task found no scratch */
 } nx__bk;
 
