@@ -2,12 +2,14 @@
 /* Sort and argsort along an axis: stable, ascending or descending, NaN after
    every number in both directions (their order kept), -0 equal to +0. Each
    element becomes a key whose unsigned order is the wanted order (32 bits
-   for dtypes of 32 bits or fewer, 64 for the others), and a
-   least-significant-digit radix sort, stable, orders each line, skipping the
-   digits every key of the line shares. Sort moves keys alone and decodes
-   them into values; the few elements a key does not determine (a zero's
-   sign, a NaN's payload) are kept aside in input order and written back into
-   their runs. Argsort moves the key with its index in one 64-bit word. */
+   for dtypes of 32 bits or fewer, 64 for the others), and stable radix
+   sorts order each line: a long line of 32-bit keys by buckets
+   (sort_buckets.h), others most significant digit first into parts the
+   caches hold, skipping the digits every key of a part shares. Sort moves
+   keys alone and decodes them into values; the few elements a key does not
+   determine (a zero's sign, a NaN's payload) are kept aside in input order
+   and written back into their runs. Argsort moves the key with its index in
+   one 64-bit word. */
 #define _DEFAULT_SOURCE /* madvise */
 #include <stdlib.h>
 #include <string.h>
