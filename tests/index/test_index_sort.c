@@ -209,7 +209,7 @@ static void long_cases(void) {
   int t0 = nx_num_threads();
   const nx_dtype dts[] = {NX_FLOAT32, NX_INT32, NX_UINT32, NX_FLOAT16, NX_INT8, NX_UINT4};
   for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
-    for (int g = MIXED; g <= SPARSE; g++) long_case(dts[d], (enum gen)g, 100000, 1, g == DENSE, 3);
+    for (int g = MIXED; g <= SPARSE; g++) long_case(dts[d], (enum gen)g, 70000, 1, g == DENSE, 3);
   long_case(NX_FLOAT32, FEW, 100000, 1, false, 2);
   long_case(NX_FLOAT32, MIXED, 65536, 1, false, 1);   /* the shortest line of buckets */
   long_case(NX_FLOAT32, MIXED, 65535, 1, false, 2);   /* the longest without */
