@@ -7,7 +7,9 @@
    conv2d as unfold + matmul (batch 32, 64 -> 64 channels, 56 x 56, 3 x 3,
    padding 1) and the unfold alone; run.py times numpy on the same cases in
    the same run and prints the ratios. NX_BENCH_CASES=matmul, =sort or
-   =conv runs only that group. */
+   =conv runs only that group. The sorts also print their process CPU
+   time (all threads) and nx's thread count, and with NX_BENCH_DIR set
+   write their input and results there for run.py to check. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,23 @@ static void matmuls(void) {
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);
 }
 
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Writes n bytes at p to dir/name (run.py checks them against numpy). */
+static void dump(const char *dir, const char *name, const void *p, size_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+    fprintf(stderr, "cannot write %s\n", path);
+    exit(1);
+  }
+}
+
 static void sorts(void) {
   int64_t n16[1] = {16 << 20};
   nx_array *v = rand_array(NX_FLOAT32, 1, 16 << 20), *vs, *vi, *flat;
@@ -89,18 +108,28 @@ static void sorts(void) {
   nx_array_host(NX_FLOAT32, n16, 1, &vs);
   nx_array_host(NX_INT32, n16, 1, &vi);
   for (int arg = 0; arg < 2; arg++) {
-    double best = 1e30;
+    double best = 1e30, best_cpu = 1e30;
     for (int r = 0; r < 3; r++) {
-      double t = now();
+      double t = now(), c = cpu_now();
       int s = arg ? nx_argsort(vi, flat, 0, false) : nx_sort(vs, flat, 0, false);
-      t = now() - t;
+      t = now() - t, c = cpu_now() - c;
       if (s) {
         fprintf(stderr, "sort: %s\n", nx_error_message());
         exit(1);
       }
       if (t < best) best = t;
+      if (c < best_cpu) best_cpu = c;
     }
-    printf("%s %.6f\n", arg ? "argsort_f32_16M" : "sort_f32_16M", best);
+    printf("%s %.6f\n%s_cpu %.6f\n", arg ? "argsort_f32_16M" : "sort_f32_16M", best, arg ? "argsort_f32_16M" : "sort_f32_16M",
+           best_cpu);
+  }
+  printf("sort_threads %d\n", nx_num_threads());
+  const char *dir = getenv("NX_BENCH_DIR");
+  if (dir) {
+    size_t bytes = (size_t)4 << 24;
+    dump(dir, "sort_in.f32", nx_buffer_host_address(nx_array_buffer(v)), bytes);
+    dump(dir, "sort_out.f32", nx_buffer_host_address(nx_array_buffer(vs)), bytes);
+    dump(dir, "argsort_out.i32", nx_buffer_host_address(nx_array_buffer(vi)), bytes);
   }
   nx_array *all[] = {v, vs, vi, flat};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) nx_array_free(all[i]);

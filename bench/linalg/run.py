@@ -12,24 +12,31 @@ padding 1) against numpy's einsum over sliding windows (optimize=True, so
 BLAS too), and against torch's CPU conv2d where torch imports; the unfold
 alone against numpy's sliding-window copy into the same [32, 576, 3136]
 matrix. NX_BENCH_CASES=matmul, =sort or =conv runs only that group.
+The sorts are first checked against numpy on nx's own input (values bit for
+bit, the permutation numpy's stable argsort's), numpy is timed on that
+input, and the CPU times of both (all of nx's threads) are reported too.
 
 usage: run.py <bench_linalg binary>"""
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
 
-out = subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True).stdout
+dump = tempfile.TemporaryDirectory()
+out = subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True,
+                     env=dict(os.environ, NX_BENCH_DIR=dump.name)).stdout
 v = {k: float(x) for k, x in (line.split() for line in out.splitlines())}
 
 
-def best(f):
+def best(f, clock=time.perf_counter):
     t = 1e30
     for _ in range(3):
-        s = time.perf_counter()
+        s = clock()
         f()
-        t = min(t, time.perf_counter() - s)
+        t = min(t, clock() - s)
     return t
 
 
@@ -51,10 +58,25 @@ if "matmul_f32_2048" in v:
         rows.append(("float8_e4m3fn linear 4096, batch 32", v["linear_f8e4m3_4096_b32"], np_lin, 3.0))
     except ImportError:
         print("  (ml_dtypes missing: no float8 peer)")
+cpu_rows = []
 if "sort_f32_16M" in v:
-    s = rng.uniform(-1, 1, 16 << 20).astype(np.float32)
+    # numpy sorts nx's own input, and nx's results must be numpy's: the
+    # values bit for bit, the permutation numpy's stable one
+    s = np.fromfile(os.path.join(dump.name, "sort_in.f32"), dtype=np.float32)
+    nx_sorted = np.fromfile(os.path.join(dump.name, "sort_out.f32"), dtype=np.float32)
+    nx_perm = np.fromfile(os.path.join(dump.name, "argsort_out.i32"), dtype=np.int32)
+    same_sort = np.array_equal(nx_sorted.view(np.uint32), np.sort(s).view(np.uint32))
+    same_perm = np.array_equal(nx_perm, np.argsort(s, kind="stable"))
+    print(f"  sort check against numpy: {'same' if same_sort else 'DIFFERENT'}; "
+          f"argsort against np.argsort(kind='stable'): {'same' if same_perm else 'DIFFERENT'}")
+    if not (same_sort and same_perm):
+        sys.exit("sort results differ from numpy's")
+    print(f"  nx threads: {int(v['sort_threads'])}")
     rows.append(("sort float32 16M", v["sort_f32_16M"], best(lambda: np.sort(s)), 1.0))
     rows.append(("argsort float32 16M", v["argsort_f32_16M"], best(lambda: np.argsort(s)), 1.0))
+    cpu_rows.append(("sort float32 16M, CPU time", v["sort_f32_16M_cpu"], best(lambda: np.sort(s), time.process_time)))
+    cpu_rows.append(("argsort float32 16M, CPU time", v["argsort_f32_16M_cpu"],
+                     best(lambda: np.argsort(s), time.process_time)))
 
 if "conv2d_unfold_matmul" in v:
     x = rng.uniform(-1, 1, (32, 64, 56, 56)).astype(np.float32)
@@ -86,6 +108,8 @@ for name, nx_t, np_t, target in rows:
     r = np_t / nx_t
     verdict = "(reported)" if target is None else f"target >= {target}: {'met' if r >= target else 'MISSED'}"
     print(f"  {name:40s} nx {nx_t * 1e3:9.1f} ms  peer {np_t * 1e3:9.1f} ms  ratio {r:5.2f}  {verdict}")
+for name, nx_t, np_t in cpu_rows:
+    print(f"  {name:40s} nx {nx_t * 1e3:9.1f} ms  peer {np_t * 1e3:9.1f} ms  ratio {np_t / nx_t:5.2f}  (reported)")
 if "matmul_f32_2048" in v:
     r = v["matmul_f32_2048"] / v["matmul_bf16_2048"]
     print(f"  {'bfloat16 matmul 2048 vs nx float32':40s} nx {v['matmul_bf16_2048'] * 1e3:9.1f} ms  float32 "

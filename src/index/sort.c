@@ -2,45 +2,24 @@
 /* Sort and argsort along an axis: stable, ascending or descending, NaN after
    every number in both directions (their order kept), -0 equal to +0. Each
    element becomes a key whose unsigned order is the wanted order (32 bits
-   for dtypes of 32 bits or fewer, 64 for the others), and a
-   least-significant-digit radix sort, stable, orders each line, skipping the
-   digits every key of the line shares. Sort moves keys alone and decodes
-   them into values; the few elements a key does not determine (a zero's
-   sign, a NaN's payload) are kept aside in input order and written back into
-   their runs. Argsort moves the key with its index in one 64-bit word. */
+   for dtypes of 32 bits or fewer, 64 for the others), and stable radix
+   sorts order each line: a long line of 32-bit keys by buckets
+   (sort_buckets.h), others most significant digit first into parts the
+   caches hold, skipping the digits every key of a part shares. Sort moves
+   keys alone and decodes them into values; the few elements a key does not
+   determine (a zero's sign, a NaN's payload) are kept aside in input order
+   and written back into their runs. Argsort moves the key with its index in
+   one 64-bit word. */
 #define _DEFAULT_SOURCE /* madvise */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "nx_index.h"
+#include "sort_buckets.h"
+#include "sort_keys.h"
 #include "walk.h"
 #include "../base/alloc.h"
-
-#define NAN32 UINT32_MAX
-#define NAN64 UINT64_MAX
-#define SIGN32 0x80000000u
-#define SIGN64 0x8000000000000000ull
-
-/* Keys of a float's bits (-0 already made +0): negative numbers inverted,
-   others with the sign bit set; descending reverses the numbers below the
-   NaN key (+inf's key is 0xFF80... and 0xFFF0..., far below it). */
-static inline uint32_t fkey32(uint32_t b, bool desc) {
-  uint32_t k = b >> 31 ? ~b : b | SIGN32;
-  return desc ? NAN32 - 1 - k : k;
-}
-static inline uint64_t fkey64(uint64_t b, bool desc) {
-  uint64_t k = b >> 63 ? ~b : b | SIGN64;
-  return desc ? NAN64 - 1 - k : k;
-}
-static inline uint32_t fbits32(uint32_t k, bool desc) {
-  if (desc) k = NAN32 - 1 - k;
-  return k >> 31 ? k & ~SIGN32 : ~k;
-}
-static inline uint64_t fbits64(uint64_t k, bool desc) {
-  if (desc) k = NAN64 - 1 - k;
-  return k >> 63 ? k & ~SIGN64 : ~k;
-}
 
 typedef struct sctx {
   bool desc, arg;
@@ -164,7 +143,8 @@ typedef struct aside {
 
 typedef struct scratch {
   void *a, *b;
-  uint32_t *ix, *ix2, *cnt, *top;
+  uint32_t *ix, *ix2, *cnt, *top, *hist;
+  int slices; /* of a long line's bucket sort */
   aside zero, nan;
   bool negzero, ok;
 } scratch;
@@ -187,25 +167,25 @@ static void put_aside(scratch *s, aside *l, uint64_t bits) {
 static uint64_t float_key(scratch *s, int w, double f, uint64_t bits, bool desc, bool arg) {
   if (f != f) {
     if (!arg) put_aside(s, &s->nan, bits);
-    return w == 32 ? NAN32 : NAN64;
+    return w == 32 ? NX__NAN32 : NX__NAN64;
   }
   if (f == 0) {
     if (!arg) put_aside(s, &s->zero, bits);
     s->negzero |= nx__f64_bits(f) >> 63;
     f = 0.0;
   }
-  if (w == 64) return fkey64(nx__f64_bits(f), desc);
+  if (w == 64) return nx__fkey64(nx__f64_bits(f), desc);
   float g = (float)f; /* exact: every float format of 32 bits or fewer is in float32 */
   uint32_t b;
   memcpy(&b, &g, 4);
-  return fkey32(b, desc);
+  return nx__fkey32(b, desc);
 }
 
 static uint64_t int_key(nx_dtype dt, int w, nx__v v, bool desc) {
   uint64_t k = v.u;
-  if (nx_dtype_kind_of(dt) == NX_KIND_SIGNED) k ^= w == 32 ? SIGN32 : SIGN64;
-  if (w == 32) k &= NAN32;
-  return desc ? (w == 32 ? ~k & NAN32 : ~k) : k;
+  if (nx_dtype_kind_of(dt) == NX_KIND_SIGNED) k ^= w == 32 ? NX__SIGN32 : NX__SIGN64;
+  if (w == 32) k &= NX__NAN32;
+  return desc ? (w == 32 ? ~k & NX__NAN32 : ~k) : k;
 }
 
 /* The element a number's key stands for, by the store rule (exact). */
@@ -214,16 +194,16 @@ static void store_key(const sctx *c, const nx__arg *d, int w, uint64_t k) {
   bool desc = c->desc;
   if (nx_dtype_kind_of(c->xt) == NX_KIND_FLOAT) {
     if (w == 64) {
-      nx__st(64, d, 0, fbits64(k, desc));
+      nx__st(64, d, 0, nx__fbits64(k, desc));
       return;
     }
-    uint32_t b = fbits32((uint32_t)k, desc);
+    uint32_t b = nx__fbits32((uint32_t)k, desc);
     float g;
     memcpy(&g, &b, 4);
     v.f = g;
   } else {
-    if (desc) k = ~k & (w == 32 ? NAN32 : NAN64);
-    if (nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED) k ^= w == 32 ? SIGN32 : SIGN64;
+    if (desc) k = ~k & (w == 32 ? NX__NAN32 : NX__NAN64);
+    if (nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED) k ^= w == 32 ? NX__SIGN32 : NX__SIGN64;
     v.u = w == 32 && nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED ? (uint64_t)(int64_t)(int32_t)k : k;
   }
   nx__store(c->xt, d, 0, v);
@@ -243,14 +223,24 @@ static void emit(const sctx *c, int w, const void *words, int64_t at, int64_t le
   } else if (c->xt == NX_FLOAT32) {
     const uint32_t *k = words;
     uint32_t *z = (uint32_t *)c->zb + zp + at * zs;
-    for (int64_t i = 0; i < len && k[i] != NAN32; i++) z[i * zs] = fbits32(k[i], desc);
+    for (int64_t i = 0; i < len && k[i] != NX__NAN32; i++) z[i * zs] = nx__fbits32(k[i], desc);
   } else
     for (int64_t i = 0; i < len; i++) {
       uint64_t k = w == 32 ? ((const uint32_t *)words)[i] : ((const uint64_t *)words)[i];
-      if (k == (w == 32 ? NAN32 : NAN64) && nx_dtype_kind_of(c->xt) == NX_KIND_FLOAT) break;
+      if (k == (w == 32 ? NX__NAN32 : NX__NAN64) && nx_dtype_kind_of(c->xt) == NX_KIND_FLOAT) break;
       nx__arg d = nx__at(c->zb, zbits, zp + (at + i) * zs);
       store_key(c, &d, w, k);
     }
+}
+
+/* emit as the bucket sort's callback: the line's z position with c. */
+typedef struct emit_ctx {
+  const sctx *c;
+  int64_t zp;
+} emit_ctx;
+static void emit_words(void *vp, const void *words, int64_t at, int64_t len) {
+  const emit_ctx *e = vp;
+  emit(e->c, 32, words, at, len, e->zp);
 }
 
 /* The parts of a line after its top split: ends[j] is where part j ends. */
@@ -298,12 +288,62 @@ typedef struct parts {
     parts p = {c, a, b, top, w, lo, hi, zp};                                                   \
     nx__parallel(NB, 8 * (int64_t)nx_num_threads(), name##_parts, &p);                         \
   }
-DEFINE_ORDER(order32, uint32_t, part32)
 DEFINE_ORDER(order64, uint64_t, part64)
 
 static bool in_z(const sctx *c) {
   int bits = nx_dtype_bits_of(c->xt);
   return !c->arg && c->zl->stride[c->axis] == 1 && (bits == 32 || bits == 64);
+}
+
+static void *alloc(size_t n, bool *ok);
+
+/* The keys of a long float32 line, its slices on the pool: each counts its
+   keys' top 16 bits, the keys below zero's and the zeros and NaNs, and
+   stores argsort items in a (sort keys are made again by the scatter);
+   the zeros and NaNs, when there are any, are then set aside in input
+   order by one more read. Returns the count of keys below zero's. */
+typedef struct fkeys {
+  const sctx *c;
+  const uint32_t *x;
+  int64_t xs, n;
+  uint64_t *items;
+  uint32_t *hist;
+  int slices;
+  int64_t below[NX__BK_SLICES], special[NX__BK_SLICES];
+} fkeys;
+
+static void fkeys_task(void *vp, int64_t s0, int64_t s1) {
+  fkeys *f = vp;
+  const uint32_t *x = f->x;
+  int64_t xs = f->xs;
+  uint32_t dm = f->c->desc ? ~0u : 0u, zk = nx__fkey32(0, f->c->desc);
+  uint64_t *items = f->items;
+  for (int64_t sl = s0; sl < s1; sl++) {
+    int64_t i0 = f->n * sl / f->slices, i1 = f->n * (sl + 1) / f->slices, below = 0, special = 0;
+    uint32_t *h = f->hist + (size_t)sl * NX__BK_TOP;
+    for (int64_t i = i0; i < i1; i++) {
+      uint32_t b = x[i * xs], k = nx__fkey32_dm(b, dm);
+      below += k < zk;
+      special += (b & ~NX__SIGN32) - 1 >= 0x7F800000u; /* a zero or a NaN */
+      h[k >> 16]++;
+      if (items) items[i] = (uint64_t)k << 32 | (uint64_t)i;
+    }
+    f->below[sl] = below, f->special[sl] = special;
+  }
+}
+
+static int64_t float_keys(const sctx *c, scratch *s, const uint32_t *x, int64_t xs, void *a, int slices) {
+  fkeys f = {c, x, xs, c->n, c->arg ? a : NULL, s->hist, slices, {0}, {0}};
+  nx__parallel(slices, slices, fkeys_task, &f);
+  int64_t below = 0, special = 0;
+  for (int sl = 0; sl < slices; sl++) below += f.below[sl], special += f.special[sl];
+  for (int64_t i = 0; special && !c->arg && i < c->n; i++) {
+    uint32_t b = x[i * xs], m = b & ~NX__SIGN32;
+    if (m - 1 < 0x7F800000u) continue;
+    put_aside(s, m ? &s->nan : &s->zero, b);
+    s->negzero |= !m && b >> 31;
+  }
+  return below;
 }
 
 static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
@@ -315,46 +355,69 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
      keys there (each element read before its key is written, so z may be
      x) and decodes them in place: one line of scratch fewer to fault in */
   void *a = in_z(c) ? (char *)c->zb + zp * (xbits / 8) : s->a;
+  /* a long float32 line leaves its keys unwritten: the bucket scatter
+     makes them again as it reads x (z is first written after that) */
+  bool direct = c->xt == NX_FLOAT32 && !arg && n >= NX__BK_MIN;
+  if (direct) a = NULL;
+  if (!s->b && !(s->b = alloc((w == 64 || arg ? 8 : 4) * (size_t)n, &s->ok))) return;
   uint32_t *a32 = a, *top = s->top;
   uint64_t *a64 = a;
-  uint64_t zk = w == 32 ? fkey32(0, desc) : fkey64(0, desc);
+  uint64_t zk = w == 32 ? nx__fkey32(0, desc) : nx__fkey64(0, desc);
   int64_t below = 0; /* keys before zero's */
   int tsh = w - 11;
   s->zero.n = s->nan.n = 0;
   s->negzero = false;
-  memset(top, 0, sizeof *top * NB);
-  if (c->xt == NX_FLOAT32) {
-    /* the common case, without the generic loads */
-    const uint32_t *x = (const uint32_t *)c->xb + xp;
-    for (int64_t i = 0; i < n; i++) {
-      uint32_t b = x[i * xs], m = b & ~SIGN32, k;
-      if (m - 1 < 0x7F800000u) k = fkey32(b, desc); /* neither zero nor NaN */
-      else {
-        float g;
-        memcpy(&g, &b, 4);
-        k = (uint32_t)float_key(s, 32, g, b, desc, arg);
+  /* a long line of 32-bit keys counts their top 16 bits for its buckets,
+     a slice of the line at a time (sort_buckets.h); others the top 11 */
+  bool bk = w == 32 && n >= NX__BK_MIN;
+  int slices = bk ? s->slices : 1, hsh = bk ? 16 : tsh;
+  if (bk) memset(s->hist, 0, sizeof *s->hist * NX__BK_TOP * (size_t)slices);
+  else memset(top, 0, sizeof *top * NB);
+  if (bk && c->xt == NX_FLOAT32) below = float_keys(c, s, (const uint32_t *)c->xb + xp, xs, a, slices);
+  else for (int sl = 0; sl < slices; sl++) {
+    int64_t i0 = n * sl / slices, i1 = n * (sl + 1) / slices;
+    uint32_t *h = bk ? s->hist + (size_t)sl * NX__BK_TOP : top;
+    if (c->xt == NX_FLOAT32) {
+      /* the common case, without the generic loads */
+      const uint32_t *x = (const uint32_t *)c->xb + xp;
+      for (int64_t i = i0; i < i1; i++) {
+        uint32_t b = x[i * xs], m = b & ~NX__SIGN32, k;
+        if (m - 1 < 0x7F800000u) k = nx__fkey32(b, desc); /* neither zero nor NaN */
+        else {
+          float g;
+          memcpy(&g, &b, 4);
+          k = (uint32_t)float_key(s, 32, g, b, desc, arg);
+        }
+        below += k < zk;
+        h[k >> hsh]++;
+        if (arg) a64[i] = (uint64_t)k << 32 | (uint64_t)i;
+        else if (!direct) a32[i] = k;
       }
-      below += k < zk;
-      top[k >> 21]++;
-      if (arg) a64[i] = (uint64_t)k << 32 | (uint64_t)i;
-      else a32[i] = k;
-    }
-  } else {
-    for (int64_t i = 0; i < n; i++) {
-      nx__arg e = nx__at(c->xb, xbits, xp + i * xs);
-      nx__v v = nx__load(c->xt, &e, 0);
-      uint64_t k = fl ? float_key(s, w, v.f, nx__ld(xbits, &e, 0), desc, arg) : int_key(c->xt, w, v, desc);
-      below += k < zk;
-      top[k >> tsh]++;
-      if (w == 32 && arg) a64[i] = k << 32 | (uint64_t)i;
-      else if (w == 32) a32[i] = (uint32_t)k;
-      else a64[i] = k;
-      if (w == 64 && arg) s->ix[i] = (uint32_t)i;
-    }
+    } else
+      for (int64_t i = i0; i < i1; i++) {
+        nx__arg e = nx__at(c->xb, xbits, xp + i * xs);
+        nx__v v = nx__load(c->xt, &e, 0);
+        uint64_t k = fl ? float_key(s, w, v.f, nx__ld(xbits, &e, 0), desc, arg) : int_key(c->xt, w, v, desc);
+        below += k < zk;
+        h[k >> hsh]++;
+        if (w == 32 && arg) a64[i] = k << 32 | (uint64_t)i;
+        else if (w == 32) a32[i] = (uint32_t)k;
+        else a64[i] = k;
+        if (w == 64 && arg) s->ix[i] = (uint32_t)i;
+      }
   }
   if (!s->ok) return;
-  if (w == 32 && arg) order64(c, s, a, n, 32, 64, zp);
-  else if (w == 32) order32(c, s, a, n, 0, 32, zp);
+  if (bk) {
+    emit_ctx ec = {c, zp};
+    bool signd = nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED;
+    uint32_t *z32 = (uint32_t *)c->zb + zp;
+    nx__bk p = {n, arg, a, s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
+                NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, zbits < 8, 0};
+    if (arg) p.out = NX__BK_INDEX, p.zi = (int32_t *)c->zb + zp;
+    else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = z32;
+    if (nx__bk_sort(&p)) s->ok = false;
+  } else if (w == 32 && arg) emit(c, 32, part64(a, s->b, n, 32, 64, s->cnt), 0, n, zp);
+  else if (w == 32) emit(c, 32, part32(a, s->b, n, 0, 32, s->cnt), 0, n, zp);
   else if (!arg) order64(c, s, a, n, 0, 64, zp);
   else {
     /* argsort of 64-bit dtypes: keys and indices apart, by bytes */
@@ -381,14 +444,12 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
 /* Scratch of a long line in huge pages where the system has them: the
    faults of fresh small pages would cost as much as a pass of the sort. */
 static void *alloc(size_t n, bool *ok) {
-  void *p = NULL;
+  bool huge = n >= (4u << 20);
+  size_t align = huge ? 2u << 20 : 64; /* whole cache lines for the bucket scatter */
+  void *p = nx__aligned_alloc(align, (n + align - 1) / align * align);
 #ifdef MADV_HUGEPAGE
-  if (n >= (4u << 20)) {
-    if (posix_memalign(&p, 2u << 20, n)) p = NULL;
-    if (p) madvise(p, n, MADV_HUGEPAGE);
-  } else
+  if (p && huge) madvise(p, n, MADV_HUGEPAGE);
 #endif
-    p = nx__malloc(n ? n : 1);
   if (!p) *ok = false;
   return p;
 }
@@ -402,9 +463,15 @@ static void lines_task(void *vc, int64_t u0, int64_t u1) {
   bool pairs = c->arg && nx_dtype_bits_of(c->xt) > 32;
   size_t wb = c->arg || nx_dtype_bits_of(c->xt) > 32 ? 8 : 4;
   if (!in_z(c)) s.a = alloc(wb * n, &s.ok);
-  s.b = alloc(wb * n, &s.ok), s.cnt = alloc(4 * NB * 12, &s.ok);
+  s.cnt = alloc(4 * NB * 12, &s.ok); /* and s.b when a line needs it */
   s.top = alloc(4 * NB, &s.ok);
   if (pairs) s.ix = alloc(4 * n, &s.ok), s.ix2 = alloc(4 * n, &s.ok);
+  if (nx_dtype_bits_of(c->xt) <= 32 && c->n >= NX__BK_MIN) {
+    /* one line alone may use the pool; the lines of many share it */
+    int t = nx_num_threads();
+    s.slices = c->lines > 1 ? 1 : t < NX__BK_SLICES ? t : NX__BK_SLICES;
+    s.hist = alloc(4 * NX__BK_TOP * (size_t)s.slices, &s.ok);
+  }
   for (int64_t u = u0; u < u1 && s.ok; u++) {
     /* line u: its index over the other axes, in C order */
     int64_t rest = u, zp = c->zl->offset, xp = c->xl->offset;
@@ -418,7 +485,7 @@ static void lines_task(void *vc, int64_t u0, int64_t u1) {
     sort_line(c, &s, zp, xp);
   }
   if (!s.ok) __atomic_store_n(&((sctx *)c)->status, NX_ENOMEM, __ATOMIC_RELAXED);
-  nx__free(s.a), nx__free(s.b), nx__free(s.cnt), nx__free(s.top), nx__free(s.ix), nx__free(s.ix2), nx__free(s.zero.bits), nx__free(s.nan.bits);
+  nx__free(s.a), nx__free(s.b), nx__free(s.cnt), nx__free(s.top), nx__free(s.ix), nx__free(s.ix2), nx__free(s.hist), nx__free(s.zero.bits), nx__free(s.nan.bits);
 }
 
 static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
@@ -437,7 +504,8 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   for (int j = 0; j < c->xl->rank; j++)
     if (j != c->axis) c->lines *= c->xl->extent[j];
   if (c->lines == 0 || c->n == 0) return NX_DONE;
-  if (c->lines * c->n < 65536 || c->lines == 1) lines_task(c, 0, c->lines);
+  /* sub-byte lines share bytes of z: their writes stay on one thread */
+  if (c->lines * c->n < 65536 || c->lines == 1 || nx_dtype_bits_of(c->zt) < 8) lines_task(c, 0, c->lines);
   else nx__parallel(c->lines, 4 * (int64_t)nx_num_threads(), lines_task, c);
   return NX_DONE;
 }

@@ -2,7 +2,9 @@
 /* nx_sort and nx_argsort against a comparison sort written here (NaN after
    every number, -0 equal to +0, ties by position): float32 with NaNs, signed
    zeros and duplicates, float16, int8, int64 extremes, uint4, bool; both
-   directions, both axes of a transposed view, z identical to x; refusals. */
+   directions, both axes of a transposed view, z identical to x; long lines
+   through each way of the bucket sort on 1 to 4 threads; lines of 0 to 2
+   elements; refusals. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -129,6 +131,117 @@ static void long_line(nx_dtype dt, bool desc, bool arg) {
   nx_array_free(x), nx_array_free(z);
 }
 
+/* Lines long enough for the bucket sort, their values drawn to reach each
+   of its ways: MIXED spreads keys over many buckets (NaNs of two payloads,
+   both zeros, ties), DENSE puts every key in one top value (a bucket
+   longer than the buffers, sorted through z or scratch of its own), SPARSE
+   adds to a dense cluster keys spread over the whole range (buckets of
+   many top values and three passes), FEW puts a handful of keys below one
+   dense top value (a bucket of 32 or fewer, sorted by insertion). Each
+   line of x is [n, cols] sorted along axis 0: one column makes z's line
+   contiguous, two make it strided; in place or into a new array; on
+   `threads` threads (the slices of the scatter). */
+enum gen { MIXED, DENSE, SPARSE, FEW };
+
+static double draw(nx_dtype dt, enum gen g, uint64_t u) {
+  static const double special[] = {NAN, -NAN, 0.0, -0.0, INFINITY, -INFINITY};
+  bool fl = nx_dtype_kind(dt) == NX_KIND_FLOAT, sg = nx_dtype_kind(dt) == NX_KIND_SIGNED;
+  int bits = nx_dtype_bits(dt);
+  if (!fl) {
+    if (bits < 32) return (double)(u % (1ull << bits)) - (sg ? (double)(1ull << (bits - 1)) : 0);
+    if (g == DENSE) return (double)(u % 65536) - (sg ? 32768 : 0);
+    double wide = sg ? (double)(int32_t)(uint32_t)(u >> 32) : (double)(uint32_t)(u >> 32);
+    return g == SPARSE && u % 20 ? (double)(u % 1000) : wide;
+  }
+  if (g == FEW) return u % 10000 == 0 ? -2.0 - (double)(u >> 60) : 1 + ldexp((double)((u >> 16) % 65536), -23);
+  if (u % 50 == 0) return special[(u >> 8) % 6];
+  if (g == DENSE) return 1 + ldexp((double)((u >> 16) % 65536), -23);           /* one top value */
+  if (g == SPARSE) return u % 20 ? 1 + ldexp((double)((u >> 16) % 4096), -12)    /* a cluster */
+                                 : ldexp((double)((u >> 32) % 1024 + 1), (int)((u >> 24) % 200) - 100);
+  return u % 7 == 0 ? (double)((u >> 20) % 100) : ldexp((double)((int32_t)(u >> 32) >> 8), -12);
+}
+
+static void long_case(nx_dtype dt, enum gen g, int64_t n, int cols, bool in_place, int threads) {
+  nx_set_num_threads(threads);
+  int64_t total = n * cols, shape[2] = {n, cols};
+  nx_value *v = calloc((size_t)total, sizeof *v), *out = calloc((size_t)total, sizeof *out),
+           *perm = calloc((size_t)total, sizeof *perm);
+  item *it = calloc((size_t)n, sizeof *it);
+  int kind = nx_dtype_kind(dt);
+  for (int64_t i = 0; i < total; i++) {
+    double d = draw(dt, g, splitmix64_next(&seed));
+    if (kind == NX_KIND_FLOAT) v[i].f = d;
+    else if (kind == NX_KIND_SIGNED) v[i].i = (int64_t)d;
+    else v[i].u = (uint64_t)d;
+  }
+  nx_array *x0 = NULL; /* the values as the dtype holds them */
+  CHECK(nx_array_of_array(dt, shape, 2, v, total, &x0) == 0, "long %s: %s", nx_dtype_name(dt), nx_error_message());
+  nx_array_to_array(x0, v, total);
+  nx_array_free(x0);
+  for (int desc = 0; desc < 2; desc++) {
+    nx_array *x = NULL, *z = NULL, *p = NULL;
+    nx_array_of_array(dt, shape, 2, v, total, &x);
+    int s1 = nx_argsort_new(&p, x, 0, desc);
+    int s2 = in_place ? nx_sort(x, x, 0, desc) : nx_sort_new(&z, x, 0, desc);
+    CHECK(s1 == 0 && s2 == 0, "long %s: %s", nx_dtype_name(dt), nx_error_message());
+    if (s1 || s2) continue;
+    nx_array_to_array(in_place ? x : z, out, total);
+    nx_array_to_array(p, perm, total);
+    long bad = 0;
+    for (int q = 0; q < cols; q++) {
+      for (int64_t i = 0; i < n; i++) it[i] = (item){v[i * cols + q], i, kind, desc};
+      qsort(it, (size_t)n, sizeof *it, cmp);
+      for (int64_t i = 0; i < n; i++) {
+        int64_t f = i * cols + q;
+        bad += perm[f].i != it[i].i;
+        bad += kind == NX_KIND_FLOAT ? nx_dtype_store_bits(dt, out[f].f) != nx_dtype_store_bits(dt, it[i].v.f)
+                                     : out[f].u != it[i].v.u;
+      }
+    }
+    CHECK(bad == 0, "long %s gen %d n %lld cols %d desc %d in place %d threads %d: %ld wrong", nx_dtype_name(dt), (int)g,
+          (long long)n, cols, desc, in_place, threads, bad);
+    nx_array_free(x), nx_array_free(z), nx_array_free(p);
+  }
+  free(v), free(out), free(perm), free(it);
+}
+
+static void long_cases(void) {
+  int t0 = nx_num_threads();
+  const nx_dtype dts[] = {NX_FLOAT32, NX_INT32, NX_UINT32, NX_FLOAT16, NX_INT8, NX_UINT4};
+  for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
+    for (int g = MIXED; g <= SPARSE; g++) long_case(dts[d], (enum gen)g, 70000, 1, g == DENSE, 3);
+  long_case(NX_FLOAT32, FEW, 100000, 1, false, 2);
+  long_case(NX_FLOAT32, MIXED, 65536, 1, false, 1);   /* the shortest line of buckets */
+  long_case(NX_FLOAT32, MIXED, 65535, 1, false, 2);   /* the longest without */
+  long_case(NX_FLOAT32, DENSE, 70000, 2, false, 2);   /* strided z, a bucket past the buffer */
+  long_case(NX_FLOAT32, SPARSE, 70000, 2, true, 1);
+  long_case(NX_INT32, DENSE, 70000, 2, false, 4);
+  long_case(NX_FLOAT32, SPARSE, 200003, 1, false, 4); /* slices of unequal length */
+  nx_set_num_threads(t0);
+}
+
+/* Lines of 0, 1 and 2 elements, and a [2, 0] array along both axes. */
+static void tiny(void) {
+  for (int64_t n = 0; n <= 2; n++) {
+    int64_t shape[1] = {n};
+    nx_value v[2] = {{.f = -0.0}, {.f = 0.0}}, out[2], perm[2];
+    nx_array *x = NULL, *z = NULL, *p = NULL;
+    nx_array_of_array(NX_FLOAT32, shape, 1, v, n, &x);
+    int s = nx_sort_new(&z, x, 0, true) | nx_argsort_new(&p, x, 0, true);
+    CHECK(s == 0, "tiny %lld: %s", (long long)n, nx_error_message());
+    nx_array_to_array(z, out, n), nx_array_to_array(p, perm, n);
+    for (int64_t i = 0; i < n; i++)
+      CHECK(signbit(out[i].f) == signbit(v[i].f) && perm[i].i == i, "tiny %lld: element %lld moved", (long long)n,
+            (long long)i);
+    nx_array_free(x), nx_array_free(z), nx_array_free(p);
+  }
+  int64_t shape[2] = {2, 0};
+  nx_array *e = NULL, *z = NULL;
+  nx_array_host(NX_INT8, shape, 2, &e);
+  CHECK(nx_sort_new(&z, e, 0, false) == 0 && nx_sort(e, e, 1, true) == 0, "empty: %s", nx_error_message());
+  nx_array_free(e), nx_array_free(z);
+}
+
 static bool says(const char *part) { return strstr(nx_error_message(), part) != NULL; }
 
 static void refusals(void) {
@@ -152,6 +265,8 @@ int main(void) {
     for (int axis = 0; axis < 2; axis++)
       for (int desc = 0; desc < 2; desc++) one(dts[d], axis ? -1 : 0, desc, (axis + desc) % 2);
   for (int k = 0; k < 8; k++) long_line(k & 4 ? NX_FLOAT64 : NX_FLOAT32, k & 1, k & 2);
+  long_cases();
+  tiny();
   refusals();
   return check_done();
 }
