@@ -5,11 +5,16 @@
 
    Commands, one a line on stdin, each answered with one line on stdout:
      data NAME PATH          read the doubles of file PATH as data set NAME
-     store MODE CODE NAME    one timed pass over NAME into an output array:
-                             MODE scalar (nx_dtype_store_bits per element, one
-                             element per byte or two), bulk (nx_dtype_store_n),
+     store MODE CODE NAME [REPS]
+                             REPS (default 1) timed passes over NAME into an
+                             output array, one after another: MODE scalar
+                             (nx_dtype_store_bits per element, one element
+                             per byte or two), bulk (nx_dtype_store_n),
                              floor2 / floor1 (the memory floor: read 8 bytes,
-                             write 2 or 1 per element); answers ns per element
+                             write 2 or 1 per element); answers the median
+                             pass's ns per element (a pass of a small set is
+                             a few milliseconds: one alone would be at the
+                             mercy of the timer, a wake-up or a preemption)
      dump PATH               write the last scalar pass's output to PATH
      agree CODE NAME         answers the count of elements where the bulk
                              store's bits differ from the scalar store's
@@ -118,21 +123,27 @@ static void scalar_pass(int code, const double *x, uint8_t *o, size_t n) {
   }
 }
 
-static void store(const char *mode, int code, const char *name) {
+static void store(const char *mode, int code, const char *name, int reps) {
   int s = find(name);
   if (s < 0) { printf("error no set %s\n", name); return; }
   const double *x = sets[s].x;
   size_t n = sets[s].n;
-  double t0 = now();
-  if (strcmp(mode, "scalar") == 0) {
-    scalar_pass(code, x, out, n);
-    last_n = n;
-    last_width = nx_dtype_bits_of(code) == 16 ? 2 : 1;
-  } else if (strcmp(mode, "bulk") == 0) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
-  else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
-  else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
-  else { printf("error mode %s\n", mode); return; }
-  printf("%.4f\n", (now() - t0) * 1e9 / (double)n);
+  double t[64];
+  if (reps < 1) reps = 1;
+  if (reps > 64) reps = 64;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    if (strcmp(mode, "scalar") == 0) {
+      scalar_pass(code, x, out, n);
+      last_n = n;
+      last_width = nx_dtype_bits_of(code) == 16 ? 2 : 1;
+    } else if (strcmp(mode, "bulk") == 0) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
+    else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
+    else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
+    else { printf("error mode %s\n", mode); return; }
+    t[r] = (now() - t0) * 1e9 / (double)n;
+  }
+  printf("%.4f\n", median(t, reps));
 }
 
 static void agree(int code, const char *name) {
@@ -296,9 +307,9 @@ int main(void) {
   char line[4096], a[1024], b[1024], c[32];
   setvbuf(stdout, NULL, _IOLBF, 0);
   while (fgets(line, sizeof line, stdin)) {
-    int code, rounds;
+    int code, rounds, got;
     if (sscanf(line, "data %31s %1023s", c, b) == 2) read_set(c, b);
-    else if (sscanf(line, "store %1023s %d %1023s", a, &code, b) == 3) store(a, code, b);
+    else if ((got = sscanf(line, "store %1023s %d %1023s %d", a, &code, b, &rounds)) >= 3) store(a, code, b, got == 4 ? rounds : 1);
     else if (sscanf(line, "dump %1023s", a) == 1) {
       FILE *f = fopen(a, "wb");
       size_t w = f ? fwrite(out, last_width, last_n, f) : 0;
