@@ -12,7 +12,7 @@
                              per byte or two), bulk (nx_dtype_store_n),
                              floor2 / floor1 (the memory floor: read 8 bytes,
                              write 2 or 1 per element); answers the median
-                             pass's ns per element (a pass of a small set is
+                             pass's ns of thread CPU time per element (a pass of a small set is
                              a few milliseconds: one alone would be at the
                              mercy of the timer, a wake-up or a preemption)
      dump PATH               write the last scalar pass's output to PATH
@@ -50,6 +50,15 @@ int bench_to_chars_f32(float x, char *buf, int cap);
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The thread's CPU time: what the store passes and pp are timed by (run.py
+   times the stores' peers so too): a preemption on a shared machine does
+   not count. */
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
@@ -132,7 +141,7 @@ static void store(const char *mode, int code, const char *name, int reps) {
   if (reps < 1) reps = 1;
   if (reps > 64) reps = 64;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = cpu_now();
     if (strcmp(mode, "scalar") == 0) {
       scalar_pass(code, x, out, n);
       last_n = n;
@@ -141,7 +150,7 @@ static void store(const char *mode, int code, const char *name, int reps) {
     else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
     else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
     else { printf("error mode %s\n", mode); return; }
-    t[r] = (now() - t0) * 1e9 / (double)n;
+    t[r] = (cpu_now() - t0) * 1e9 / (double)n;
   }
   printf("%.4f\n", median(t, reps));
 }
@@ -247,12 +256,6 @@ static void print_bench(int code, const char *set, int rounds) {
    table (a one-time cost); the median leaves it out. With no peer to
    interleave with, the rate is of the thread's CPU time, which a machine
    shared with other jobs does not stretch as it does wall time. */
-static double cpu_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static void pp_bench(int code, int rounds) {
   static double xs[PN];
   int bits = nx_dtype_bits_of(code);

@@ -12,8 +12,10 @@ Data sets, 16M (out of cache) and 1M elements each:
   mixed   25% normal, 65% log-uniform over 2^-30..2^20, 4% below float32's
           range (log-uniform 2^-1074..2^-150), 4% above it (2^129..2^1023),
           1% infinities and 1% NaN, random signs, shuffled.
-nx and the peer run interleaved, alternating which goes first, and the
-medians of the rounds are printed. A round of the 1M sets makes 16 passes of
+nx and the peer run interleaved, on both data sets in every round, the
+order turning from round to round, and the medians of the rounds are
+printed; times are the thread's CPU time (the same as wall time on an idle
+machine; on a shared one a preemption does not count). A round of the 1M sets makes 16 passes of
 each (nx's and the peer's), one after another, and takes the median pass:
 a single pass of a few milliseconds is at the mercy of the timer, a wake-up
 or a preemption, and read the 1M stores 40% slower than the 16M ones. Every nx result is checked against the
@@ -103,52 +105,67 @@ def reasons(code, x, nx, peer, ptype):
     return len(d), why
 
 
-results = []  # (size, set, format, scalar, bulk, peer, floor, differ, why)
+def cpu_ns():
+    return time.thread_time_ns()  # the thread's CPU time, as bench_dtype's passes
+
+
+results = []  # (size, set, format, peer name, medians, differ, why)
 with tempfile.TemporaryDirectory() as tmp:
     for size, n in SIZES:
+        xs = {}
         for setname, gen in [("normal", normal), ("mixed", mixed)]:
-            x = gen(n)
-            name = f"{setname}_{size}"
-            path = os.path.join(tmp, name + ".f64")
-            x.tofile(path)
-            ask(f"data {name} {path}")
+            xs[setname] = gen(n)
+            path = os.path.join(tmp, f"{setname}_{size}.f64")
+            xs[setname].tofile(path)
+            ask(f"data {setname}_{size} {path}")
             os.unlink(path)
-            for code, fmt, ptype, peername in FORMATS:
-                width = 2 if np.dtype(ptype).itemsize == 2 else 1
-                out = np.empty(n, dtype=ptype)
-                t = {"scalar": [], "bulk": [], "peer": [], "floor": []}
-                reps = max(1, PASS_ELEMENTS // n)
-                for r in range(ROUNDS):
-                    def peer_run():
-                        ts = []
-                        for _ in range(reps):
-                            t0 = time.perf_counter()
-                            with np.errstate(all="ignore"):
-                                np.copyto(out, x, casting="unsafe")
-                            ts.append((time.perf_counter() - t0) * 1e9 / n)
-                        t["peer"].append(statistics.median(ts))
-                    def nx_run():
-                        t["scalar"].append(float(ask(f"store scalar {code} {name} {reps}")[0]))
-                        t["bulk"].append(float(ask(f"store bulk {code} {name} {reps}")[0]))
-                        t["floor"].append(float(ask(f"store floor{width} {code} {name} {reps}")[0]))
-                    for f in ([peer_run, nx_run] if r % 2 else [nx_run, peer_run]):
-                        f()
+        reps = max(1, PASS_ELEMENTS // n)
+        for code, fmt, ptype, peername in FORMATS:
+            width = 2 if np.dtype(ptype).itemsize == 2 else 1
+            outs = {s: np.empty(n, dtype=ptype) for s in xs}
+            t = {(s, k): [] for s in xs for k in ("scalar", "bulk", "peer", "floor")}
+            # Both data sets in every round, so that their ratio compares
+            # figures taken at the same time of a run.
+            for r in range(ROUNDS):
+                def peer_run(s):
+                    ts = []
+                    for _ in range(reps):
+                        t0 = cpu_ns()
+                        with np.errstate(all="ignore"):
+                            np.copyto(outs[s], xs[s], casting="unsafe")
+                        ts.append((cpu_ns() - t0) / n)
+                    t[(s, "peer")].append(statistics.median(ts))
+                def nx_run(s):
+                    name = f"{s}_{size}"
+                    t[(s, "scalar")].append(float(ask(f"store scalar {code} {name} {reps}")[0]))
+                    t[(s, "bulk")].append(float(ask(f"store bulk {code} {name} {reps}")[0]))
+                    t[(s, "floor")].append(float(ask(f"store floor{width} {code} {name} {reps}")[0]))
+                order = [(nx_run, "normal"), (peer_run, "normal"), (nx_run, "mixed"), (peer_run, "mixed")]
+                if r % 2:
+                    order = [order[1], order[0], order[3], order[2]]
+                if r % 4 >= 2:
+                    order = order[2:] + order[:2]
+                for f, s in order:
+                    f(s)
+            for setname, x in xs.items():
+                name = f"{setname}_{size}"
                 ask(f"store scalar {code} {name}")
                 dump = os.path.join(tmp, "nx.bin")
                 ask(f"dump {dump}")
                 nxbits = np.fromfile(dump, dtype=np.uint16 if width == 2 else np.uint8)
                 os.unlink(dump)
-                peerbits = out.view(np.uint16 if width == 2 else np.uint8)
+                peerbits = outs[setname].view(np.uint16 if width == 2 else np.uint8)
                 with np.errstate(all="ignore"):
                     differ, why = reasons(code, x, nxbits, peerbits, ptype)
                 bulk_bad = int(ask(f"agree {code} {name}")[0])
                 if bulk_bad:
                     sys.exit(f"bench_dtype: nx_dtype_store_n differs from nx_dtype_store_bits on {bulk_bad} elements of {fmt}, {name}")
-                m = {k: statistics.median(v) for k, v in t.items()}
+                m = {k: statistics.median(t[(setname, k)]) for k in ("scalar", "bulk", "peer", "floor")}
                 results.append((size, setname, fmt, peername, m, differ, why))
 
-print(f"stores of float64 (ns per element, medians of {ROUNDS} interleaved rounds; ratio = peer / nx, > 1: nx faster)")
-for size, setname, fmt, peername, m, differ, why in results:
+print(f"stores of float64 (ns of thread CPU time per element, medians of {ROUNDS} interleaved rounds; ratio = peer / nx, > 1: nx faster)")
+ORDER = {k: i for i, k in enumerate([s for s, _ in SIZES] + ["normal", "mixed"] + [f[1] for f in FORMATS])}
+for size, setname, fmt, peername, m, differ, why in sorted(results, key=lambda r: (ORDER[r[0]], ORDER[r[1]], ORDER[r[2]])):
     print(f"  {size:3s} {setname:6s} {fmt:14s} nx_dtype_store_bits {m['scalar']:6.3f}  nx_dtype_store_n {m['bulk']:6.3f}  "
           f"{peername} {m['peer']:6.3f}  floor {m['floor']:6.3f}  | peer/scalar {m['peer'] / m['scalar']:5.2f}  "
           f"peer/bulk {m['peer'] / m['bulk']:6.2f}  bulk/floor {m['bulk'] / m['floor']:5.2f}")
