@@ -25,8 +25,7 @@ AVX512 static inline __m512i store8(__m512i u, int eb, int fb, int inf, int nan,
   __m512i odd = _mm512_and_si512(_mm512_srlv_epi64(sig, s), one);
   __m512i q = _mm512_srlv_epi64(_mm512_add_epi64(_mm512_add_epi64(sig, half), odd), s);
   __m512i r = _mm512_add_epi64(_mm512_slli_epi64(_mm512_max_epi64(x, zero), (unsigned)fb), q);
-  r = _mm512_mask_blend_epi64(_mm512_cmpgt_epu64_mask(r, _mm512_set1_epi64((long long)max)), r,
-                              _mm512_set1_epi64((long long)(inf ? inf_bits : max)));
+  r = _mm512_min_epu64(r, _mm512_set1_epi64((long long)(inf ? inf_bits : max))); /* overflow: max + 1 or max */
   r = _mm512_or_si512(r, sign);
   __m512i qnan;
   if (!nan) qnan = zero;
@@ -47,34 +46,38 @@ AVX512 static inline __m512i store8(__m512i u, int eb, int fb, int inf, int nan,
 AVX512 static inline __m512i store16(__m512i u0, __m512i u1, int eb, int fb, int inf, int nan, int sat) {
   const int32_t bias = (1 << (eb - 1)) - 1, w = 1 + eb + fb;
   const uint32_t max = (uint32_t)nx__max_finite(eb, fb, sat), inf_bits = (((uint32_t)1 << eb) - 1) << fb;
-  const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1), frac = _mm512_set1_epi32(0xFFFFF);
+  const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
   const __m512i odds = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
   __m512i hi = _mm512_permutex2var_epi32(u0, odds, u1);
   __m512i lo = _mm512_permutex2var_epi32(u0, _mm512_sub_epi32(odds, one), u1);
   hi = _mm512_mask_or_epi32(hi, _mm512_test_epi32_mask(lo, lo), hi, one);
   __m512i a = _mm512_and_si512(hi, _mm512_set1_epi32(0x7FFFFFFF));
-  __m512i sign = _mm512_srli_epi32(_mm512_andnot_si512(a, hi), (unsigned)(32 - w));
-  __m512i f = _mm512_and_si512(a, frac);
-  __m512i sig = _mm512_or_si512(f, _mm512_set1_epi32(1 << 20));
+  /* (hi & fraction) | implicit bit, one ternary-logic op */
+  __m512i sig = _mm512_ternarylogic_epi32(hi, _mm512_set1_epi32(0xFFFFF), _mm512_set1_epi32(1 << 20), 0xEA);
   __m512i x = _mm512_sub_epi32(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1023 - bias + 1));
   __m512i below = _mm512_max_epi32(_mm512_sub_epi32(zero, x), zero);
-  /* s - 1, s the rounding point, at most 22 (past it the result is 0 all the same) */
-  __m512i s1 = _mm512_min_epi32(_mm512_add_epi32(below, _mm512_set1_epi32(19 - fb)), _mm512_set1_epi32(21));
-  __m512i s = _mm512_add_epi32(s1, one);
-  __m512i half = _mm512_sub_epi32(_mm512_sllv_epi32(one, s1), one);
+  /* s, the rounding point, at most 22 (past it the result is 0 all the same) */
+  __m512i s = _mm512_min_epi32(_mm512_add_epi32(below, _mm512_set1_epi32(20 - fb)), _mm512_set1_epi32(22));
+  __m512i half = _mm512_srlv_epi32(_mm512_set1_epi32((1 << 21) - 1), _mm512_sub_epi32(_mm512_set1_epi32(22), s));
   __m512i odd = _mm512_and_si512(_mm512_srlv_epi32(sig, s), one);
   __m512i q = _mm512_srlv_epi32(_mm512_add_epi32(_mm512_add_epi32(sig, half), odd), s);
   __m512i r = _mm512_add_epi32(_mm512_slli_epi32(_mm512_max_epi32(x, zero), (unsigned)fb), q);
-  r = _mm512_mask_blend_epi32(_mm512_cmpgt_epu32_mask(r, _mm512_set1_epi32((int)max)), r,
-                              _mm512_set1_epi32((int)(inf ? inf_bits : max)));
-  r = _mm512_or_si512(r, sign);
-  __m512i qnan;
-  if (!nan) qnan = zero;
-  else if (!inf) qnan = _mm512_or_si512(sign, _mm512_set1_epi32((int)(max | 1)));
+  /* overflow: past max, max + 1 (the infinity) or max itself */
+  r = _mm512_min_epu32(r, _mm512_set1_epi32((int)(inf ? inf_bits : max)));
+  /* A NaN's r is the overflow's bits (its exponent is all ones): the NaN's
+     bits are those and a few more. Its payload's top bits come with the
+     implicit bit above them, at the lowest exponent bit, which the infinity
+     has set already. */
+  __mmask16 is_nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7FF00000));
+  if (!nan) r = _mm512_maskz_mov_epi32((__mmask16)~is_nan, r);
+  else if (!inf) r = _mm512_mask_or_epi32(r, is_nan, r, one);
   else
-    qnan = _mm512_or_si512(_mm512_or_si512(sign, _mm512_set1_epi32((int)(inf_bits | (1u << (fb - 1))))),
-                           _mm512_srli_epi32(f, (unsigned)(20 - fb)));
-  return _mm512_mask_blend_epi32(_mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7FF00000)), r, qnan);
+    r = _mm512_mask_or_epi32(r, is_nan, r,
+                             _mm512_or_si512(_mm512_srli_epi32(sig, (unsigned)(20 - fb)), _mm512_set1_epi32(1 << (fb - 1))));
+  /* the sign, but for float4_e2m1fn's NaN (+0) */
+  __m512i sign = _mm512_srli_epi32(hi, (unsigned)(32 - w));
+  if (!nan) sign = _mm512_maskz_mov_epi32((__mmask16)~is_nan, sign);
+  return _mm512_ternarylogic_epi32(r, sign, _mm512_set1_epi32(1 << (w - 1)), 0xF8); /* r | (sign & bit) */
 }
 
 #define FLOAT_LOOP(narrow)                                                 \
