@@ -16,6 +16,11 @@
                              a few milliseconds: one alone would be at the
                              mercy of the timer, a wake-up or a preemption)
      dump PATH               write the last scalar pass's output to PATH
+     pair CODE NAME REPS     REPS pairs of adjacent passes over NAME, the
+                             bulk store's and the floor's (floor2 for the
+                             16-bit formats, floor1 else), which goes first
+                             alternating; answers the median of the pairs'
+                             ratios bulk / floor
      agree CODE NAME         answers the count of elements where the bulk
                              store's bits differ from the scalar store's
      print CODE SET ROUNDS   nx_dtype_format_value against std::to_chars
@@ -153,6 +158,33 @@ static void store(const char *mode, int code, const char *name, int reps) {
     t[r] = (cpu_now() - t0) * 1e9 / (double)n;
   }
   printf("%.4f\n", median(t, reps));
+}
+
+/* REPS pairs of adjacent passes, the bulk store's and the floor's (the
+   second first in every other pair): the median of their ratios. Adjacent
+   passes of a few milliseconds see the same load, where figures of separate
+   commands on a shared machine scatter by 2x from one to the next. */
+static void pair(int code, const char *name, int reps) {
+  int s = find(name);
+  if (s < 0) { printf("error no set %s\n", name); return; }
+  const double *x = sets[s].x;
+  size_t n = sets[s].n;
+  int w = nx_dtype_bits_of(code) == 16 ? 2 : 1;
+  double ratio[64];
+  if (reps < 1) reps = 1;
+  if (reps > 64) reps = 64;
+  for (int r = 0; r < reps; r++) {
+    double t[2];
+    for (int k = 0; k < 2; k++) {
+      int bulk = (k + r) % 2 == 0;
+      double t0 = cpu_now();
+      if (bulk) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
+      else floor_pass(x, out2, n, w);
+      t[bulk ? 0 : 1] = cpu_now() - t0;
+    }
+    ratio[r] = t[0] / t[1];
+  }
+  printf("%.4f\n", median(ratio, reps));
 }
 
 static void agree(int code, const char *name) {
@@ -319,6 +351,7 @@ int main(void) {
       if (f) fclose(f);
       printf("%zu\n", w);
     } else if (sscanf(line, "agree %d %1023s", &code, b) == 2) agree(code, b);
+    else if (sscanf(line, "pair %d %1023s %d", &code, b, &rounds) == 3) pair(code, b, rounds);
     else if (sscanf(line, "print %d %31s %d", &code, c, &rounds) == 3) print_bench(code, c, rounds);
     else if (sscanf(line, "pp %d %d", &code, &rounds) == 2) pp_bench(code, rounds);
     else if (sscanf(line, "crosscheck %d %d", &code, &rounds) == 2) crosscheck(code, rounds);
