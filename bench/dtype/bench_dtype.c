@@ -16,11 +16,12 @@
                              a few milliseconds: one alone would be at the
                              mercy of the timer, a wake-up or a preemption)
      dump PATH               write the last scalar pass's output to PATH
-     pair CODE NAME REPS     REPS pairs of adjacent passes over NAME, the
-                             bulk store's and the floor's (floor2 for the
-                             16-bit formats, floor1 else), which goes first
-                             alternating; answers the median of the pairs'
-                             ratios bulk / floor
+     pair CODE MODE_A NAME_A MODE_B NAME_B REPS
+                             REPS pairs of adjacent passes, MODE_A over
+                             NAME_A and MODE_B over NAME_B (modes as store's),
+                             which goes first alternating; answers the
+                             median of the pairs' ratios of ns per element,
+                             A / B
      agree CODE NAME         answers the count of elements where the bulk
                              store's bits differ from the scalar store's
      print CODE SET ROUNDS   nx_dtype_format_value against std::to_chars
@@ -137,50 +138,54 @@ static void scalar_pass(int code, const double *x, uint8_t *o, size_t n) {
   }
 }
 
+/* One timed pass of MODE over set s: its seconds of thread CPU time, or -1
+   for an unknown mode. */
+static double one_pass(const char *mode, int code, int s) {
+  const double *x = sets[s].x;
+  size_t n = sets[s].n;
+  double t0 = cpu_now();
+  if (strcmp(mode, "scalar") == 0) {
+    scalar_pass(code, x, out, n);
+    last_n = n;
+    last_width = nx_dtype_bits_of(code) == 16 ? 2 : 1;
+  } else if (strcmp(mode, "bulk") == 0) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
+  else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
+  else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
+  else return -1;
+  return cpu_now() - t0;
+}
+
+static int clamp_reps(int reps) { return reps < 1 ? 1 : reps > 64 ? 64 : reps; }
+
 static void store(const char *mode, int code, const char *name, int reps) {
   int s = find(name);
   if (s < 0) { printf("error no set %s\n", name); return; }
-  const double *x = sets[s].x;
-  size_t n = sets[s].n;
   double t[64];
-  if (reps < 1) reps = 1;
-  if (reps > 64) reps = 64;
-  for (int r = 0; r < reps; r++) {
-    double t0 = cpu_now();
-    if (strcmp(mode, "scalar") == 0) {
-      scalar_pass(code, x, out, n);
-      last_n = n;
-      last_width = nx_dtype_bits_of(code) == 16 ? 2 : 1;
-    } else if (strcmp(mode, "bulk") == 0) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
-    else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
-    else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
-    else { printf("error mode %s\n", mode); return; }
-    t[r] = (cpu_now() - t0) * 1e9 / (double)n;
-  }
+  reps = clamp_reps(reps);
+  for (int r = 0; r < reps; r++)
+    if ((t[r] = one_pass(mode, code, s) * 1e9 / (double)sets[s].n) < 0) { printf("error mode %s\n", mode); return; }
   printf("%.4f\n", median(t, reps));
 }
 
-/* REPS pairs of adjacent passes, the bulk store's and the floor's (the
-   second first in every other pair): the median of their ratios. Adjacent
-   passes of a few milliseconds see the same load, where figures of separate
-   commands on a shared machine scatter by 2x from one to the next. */
-static void pair(int code, const char *name, int reps) {
-  int s = find(name);
-  if (s < 0) { printf("error no set %s\n", name); return; }
-  const double *x = sets[s].x;
-  size_t n = sets[s].n;
-  int w = nx_dtype_bits_of(code) == 16 ? 2 : 1;
+/* REPS pairs of adjacent passes, MODE_A over set A and MODE_B over set B
+   (which goes first alternating): the median of the pairs' ratios of ns per
+   element, A / B. Adjacent passes of a few milliseconds see the same load,
+   where figures of separate commands on a shared machine scatter by 2x
+   from one to the next. */
+static void pair(int code, const char *mode_a, const char *name_a, const char *mode_b, const char *name_b, int reps) {
+  int s[2] = {find(name_a), find(name_b)};
+  const char *mode[2] = {mode_a, mode_b};
+  if (s[0] < 0 || s[1] < 0) { printf("error no set %s\n", s[0] < 0 ? name_a : name_b); return; }
   double ratio[64];
-  if (reps < 1) reps = 1;
-  if (reps > 64) reps = 64;
+  reps = clamp_reps(reps);
   for (int r = 0; r < reps; r++) {
     double t[2];
     for (int k = 0; k < 2; k++) {
-      int bulk = (k + r) % 2 == 0;
-      double t0 = cpu_now();
-      if (bulk) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
-      else floor_pass(x, out2, n, w);
-      t[bulk ? 0 : 1] = cpu_now() - t0;
+      int which = (k + r) % 2;
+      if ((t[which] = one_pass(mode[which], code, s[which]) / (double)sets[s[which]].n) < 0) {
+        printf("error mode %s\n", mode[which]);
+        return;
+      }
     }
     ratio[r] = t[0] / t[1];
   }
@@ -339,7 +344,7 @@ static void crosscheck(int code, long millions) {
 }
 
 int main(void) {
-  char line[4096], a[1024], b[1024], c[32];
+  char line[4096], a[1024], b[1024], c[32], pm[2][16], pn[2][32];
   setvbuf(stdout, NULL, _IOLBF, 0);
   while (fgets(line, sizeof line, stdin)) {
     int code, rounds, got;
@@ -351,7 +356,8 @@ int main(void) {
       if (f) fclose(f);
       printf("%zu\n", w);
     } else if (sscanf(line, "agree %d %1023s", &code, b) == 2) agree(code, b);
-    else if (sscanf(line, "pair %d %1023s %d", &code, b, &rounds) == 3) pair(code, b, rounds);
+    else if (sscanf(line, "pair %d %15s %31s %15s %31s %d", &code, pm[0], pn[0], pm[1], pn[1], &rounds) == 6)
+      pair(code, pm[0], pn[0], pm[1], pn[1], rounds);
     else if (sscanf(line, "print %d %31s %d", &code, c, &rounds) == 3) print_bench(code, c, rounds);
     else if (sscanf(line, "pp %d %d", &code, &rounds) == 2) pp_bench(code, rounds);
     else if (sscanf(line, "crosscheck %d %d", &code, &rounds) == 2) crosscheck(code, rounds);
