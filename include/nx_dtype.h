@@ -217,19 +217,24 @@ NX_FN nx_u64 nx__round_mag(nx_u64 a, int se, int sm, int eb, int fb) {
     sig ^= z << sm;
     e += (nx_i64)z;
   }
-  nx_i64 x = e - sbias + bias - 1;          /* the target's biased exponent, less one */
-  nx_i64 below = -x & -(nx_i64)(x < 0);     /* the steps below the least normal exponent */
-  nx_i64 s = sm - fb + below;               /* the rounding point */
-  /* Past sm + 2 the result is 0 all the same; the clamp keeps shifts < 64. */
-  s = s > sm + 2 ? sm + 2 : s;
+  /* emin: the source exponent of the target's least normal binade; c: the
+     rounding point (the bits below the target's last kept one) of source
+     exponent 0, that of exponent e being c - e below emin, sm - fb from it. */
+  nx_i64 emin = sbias - bias + 1, c = emin + sm - fb;
+  /* Below emin - fb - 2 the result is 0 all the same: the exponent clamped
+     there keeps the rounding point at most sm + 2, every shift below 64. */
+  e = e < emin - fb - 2 ? emin - fb - 2 : e;
+  nx_i64 s = c - e;
+  s = s < sm - fb ? sm - fb : s;
   nx_u64 su = (nx_u64)s;
   /* Ties to even by one add: half a step less one, plus the lowest kept bit,
      carries exactly when the rest passes half or is half with that bit odd. */
   if (sm == fb) q = sig; /* nothing to round */
   else q = (sig + (((nx_u64)1 << (su - 1)) - 1) + ((sig >> su) & 1)) >> su;
-  /* Adding the exponent to a q that still carries its implicit bit lets a
-     rounding carry flow into the exponent: subnormal to normal, binade to binade. */
-  return ((nx_u64)(x + below) << fb) + q;
+  /* Adding the exponent, e - emin from emin up and 0 below (e + s - c both),
+     to a q that still carries its implicit bit lets a rounding carry flow
+     into the exponent: subnormal to normal, binade to binade. */
+  return ((nx_u64)(e + s - c) << fb) + q;
 }
 
 /* The store rule from a float of widths (se, sm) given by its bits u, into the
@@ -241,15 +246,17 @@ NX_FN nx_u64 nx__store_float(nx_u64 u, int se, int sm, int eb, int fb, int inf, 
   nx_u64 sexp_all = (((nx_u64)1 << se) - 1) << sm;
   nx_u64 max = nx__max_finite(eb, fb, sat), inf_bits = (((nx_u64)1 << eb) - 1) << fb;
   nx_u64 over = inf ? inf_bits : max; /* overflow, infinity included */
-  nx_u64 r = nx__round_mag(a, se, sm, eb, fb), qnan;
+  nx_u64 r = nx__round_mag(a, se, sm, eb, fb);
+  /* An infinity's and a NaN's r pass max (their exponent is all ones): both
+     give over here, and a NaN's result is over's bits and a few more. */
   r = sign | (r > max ? over : r);
-  if (!nan) qnan = 0; /* float4_e2m1fn: +0 */
-  else if (!inf) qnan = sign | max | 1; /* float8_e4m3fn: S.1111.111 */
+  nx_u64 is_nan = (nx_u64)0 - (nx_u64)(a > sexp_all);
+  if (!nan) return r & ~is_nan; /* float4_e2m1fn: +0 */
+  if (!inf) return r | (is_nan & 1); /* float8_e4m3fn: S.1111.110 saturated, S.1111.111 the NaN */
   /* The top fb bits of the fraction (quiet bit and the payload below it),
      made quiet: a signalling NaN whose top payload bits are zero would
      otherwise become an infinity. */
-  else qnan = sign | inf_bits | ((a & (((nx_u64)1 << sm) - 1)) >> (sm - fb)) | ((nx_u64)1 << (fb - 1));
-  return nx__sel(a > sexp_all, qnan, r);
+  return r | (is_nan & (((a & (((nx_u64)1 << sm) - 1)) >> (sm - fb)) | ((nx_u64)1 << (fb - 1))));
 }
 
 /* The store rule from float64 bits for the formats narrower than float64. */

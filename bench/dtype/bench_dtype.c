@@ -5,12 +5,23 @@
 
    Commands, one a line on stdin, each answered with one line on stdout:
      data NAME PATH          read the doubles of file PATH as data set NAME
-     store MODE CODE NAME    one timed pass over NAME into an output array:
-                             MODE scalar (nx_dtype_store_bits per element, one
-                             element per byte or two), bulk (nx_dtype_store_n),
+     store MODE CODE NAME [REPS]
+                             REPS (default 1) timed passes over NAME into an
+                             output array, one after another: MODE scalar
+                             (nx_dtype_store_bits per element, one element
+                             per byte or two), bulk (nx_dtype_store_n),
                              floor2 / floor1 (the memory floor: read 8 bytes,
-                             write 2 or 1 per element); answers ns per element
+                             write 2 or 1 per element); answers the median
+                             pass's ns of thread CPU time per element (a pass of a small set is
+                             a few milliseconds: one alone would be at the
+                             mercy of the timer, a wake-up or a preemption)
      dump PATH               write the last scalar pass's output to PATH
+     pair CODE MODE_A NAME_A MODE_B NAME_B REPS
+                             REPS pairs of adjacent passes, MODE_A over
+                             NAME_A and MODE_B over NAME_B (modes as store's),
+                             which goes first alternating; answers the
+                             median of the pairs' ratios of ns per element,
+                             A / B
      agree CODE NAME         answers the count of elements where the bulk
                              store's bits differ from the scalar store's
      print CODE SET ROUNDS   nx_dtype_format_value against std::to_chars
@@ -45,6 +56,15 @@ int bench_to_chars_f32(float x, char *buf, int cap);
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The thread's CPU time: what the store passes and pp are timed by (run.py
+   times the stores' peers so too): a preemption on a shared machine does
+   not count. */
+static double cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
@@ -118,12 +138,12 @@ static void scalar_pass(int code, const double *x, uint8_t *o, size_t n) {
   }
 }
 
-static void store(const char *mode, int code, const char *name) {
-  int s = find(name);
-  if (s < 0) { printf("error no set %s\n", name); return; }
+/* One timed pass of MODE over set s: its seconds of thread CPU time, or -1
+   for an unknown mode. */
+static double one_pass(const char *mode, int code, int s) {
   const double *x = sets[s].x;
   size_t n = sets[s].n;
-  double t0 = now();
+  double t0 = cpu_now();
   if (strcmp(mode, "scalar") == 0) {
     scalar_pass(code, x, out, n);
     last_n = n;
@@ -131,8 +151,45 @@ static void store(const char *mode, int code, const char *name) {
   } else if (strcmp(mode, "bulk") == 0) nx_dtype_store_n((nx_dtype)code, x, out2, (int64_t)n);
   else if (strcmp(mode, "floor2") == 0) floor_pass(x, out2, n, 2);
   else if (strcmp(mode, "floor1") == 0) floor_pass(x, out2, n, 1);
-  else { printf("error mode %s\n", mode); return; }
-  printf("%.4f\n", (now() - t0) * 1e9 / (double)n);
+  else return -1;
+  return cpu_now() - t0;
+}
+
+static int clamp_reps(int reps) { return reps < 1 ? 1 : reps > 64 ? 64 : reps; }
+
+static void store(const char *mode, int code, const char *name, int reps) {
+  int s = find(name);
+  if (s < 0) { printf("error no set %s\n", name); return; }
+  double t[64];
+  reps = clamp_reps(reps);
+  for (int r = 0; r < reps; r++)
+    if ((t[r] = one_pass(mode, code, s) * 1e9 / (double)sets[s].n) < 0) { printf("error mode %s\n", mode); return; }
+  printf("%.4f\n", median(t, reps));
+}
+
+/* REPS pairs of adjacent passes, MODE_A over set A and MODE_B over set B
+   (which goes first alternating): the median of the pairs' ratios of ns per
+   element, A / B. Adjacent passes of a few milliseconds see the same load,
+   where figures of separate commands on a shared machine scatter by 2x
+   from one to the next. */
+static void pair(int code, const char *mode_a, const char *name_a, const char *mode_b, const char *name_b, int reps) {
+  int s[2] = {find(name_a), find(name_b)};
+  const char *mode[2] = {mode_a, mode_b};
+  if (s[0] < 0 || s[1] < 0) { printf("error no set %s\n", s[0] < 0 ? name_a : name_b); return; }
+  double ratio[64];
+  reps = clamp_reps(reps);
+  for (int r = 0; r < reps; r++) {
+    double t[2];
+    for (int k = 0; k < 2; k++) {
+      int which = (k + r) % 2;
+      if ((t[which] = one_pass(mode[which], code, s[which]) / (double)sets[s[which]].n) < 0) {
+        printf("error mode %s\n", mode[which]);
+        return;
+      }
+    }
+    ratio[r] = t[0] / t[1];
+  }
+  printf("%.4f\n", median(ratio, reps));
 }
 
 static void agree(int code, const char *name) {
@@ -236,12 +293,6 @@ static void print_bench(int code, const char *set, int rounds) {
    table (a one-time cost); the median leaves it out. With no peer to
    interleave with, the rate is of the thread's CPU time, which a machine
    shared with other jobs does not stretch as it does wall time. */
-static double cpu_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static void pp_bench(int code, int rounds) {
   static double xs[PN];
   int bits = nx_dtype_bits_of(code);
@@ -293,18 +344,20 @@ static void crosscheck(int code, long millions) {
 }
 
 int main(void) {
-  char line[4096], a[1024], b[1024], c[32];
+  char line[4096], a[1024], b[1024], c[32], pm[2][16], pn[2][32];
   setvbuf(stdout, NULL, _IOLBF, 0);
   while (fgets(line, sizeof line, stdin)) {
-    int code, rounds;
+    int code, rounds, got;
     if (sscanf(line, "data %31s %1023s", c, b) == 2) read_set(c, b);
-    else if (sscanf(line, "store %1023s %d %1023s", a, &code, b) == 3) store(a, code, b);
+    else if ((got = sscanf(line, "store %1023s %d %1023s %d", a, &code, b, &rounds)) >= 3) store(a, code, b, got == 4 ? rounds : 1);
     else if (sscanf(line, "dump %1023s", a) == 1) {
       FILE *f = fopen(a, "wb");
       size_t w = f ? fwrite(out, last_width, last_n, f) : 0;
       if (f) fclose(f);
       printf("%zu\n", w);
     } else if (sscanf(line, "agree %d %1023s", &code, b) == 2) agree(code, b);
+    else if (sscanf(line, "pair %d %15s %31s %15s %31s %d", &code, pm[0], pn[0], pm[1], pn[1], &rounds) == 6)
+      pair(code, pm[0], pn[0], pm[1], pn[1], rounds);
     else if (sscanf(line, "print %d %31s %d", &code, c, &rounds) == 3) print_bench(code, c, rounds);
     else if (sscanf(line, "pp %d %d", &code, &rounds) == 2) pp_bench(code, rounds);
     else if (sscanf(line, "crosscheck %d %d", &code, &rounds) == 2) crosscheck(code, rounds);

@@ -32,9 +32,9 @@
 #undef NX__TARGET
 #include "bulk_avx512.h"
 
-/* AVX-512: the float formats eight at a time, the rest of them (and every
-   other dtype) by the loops. A packed format's rest starts on a byte: 8
-   elements fill whole bytes. */
+/* AVX-512: the float formats eight or sixteen at a time, the rest of them
+   (and every other dtype) by the loops. A packed format's rest starts on a
+   byte: 8 elements fill whole bytes. */
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,bmi2"))) static void store_n_avx512_floats(
     int code, const double *x, void *out, int64_t n) {
   int64_t done = store_floats_avx512(code, x, out, n);

@@ -7,6 +7,7 @@
 #include "nx_dtype.h"
 #include "../base/error.h"
 #include "dtype_internal.h"
+#include "store_table.h"
 
 static const nx_dtype all[NX_DTYPE_COUNT] = {
 #define NX__ALL(ID, name, bits, kind, eb, fb, inf, nan, sat) NX_##ID,
@@ -174,9 +175,12 @@ int nx_dtype_float_format(nx_dtype dt, nx_float_format *f) {
    the header's switch folds to that format's store), called through a table:
    one indirect jump where the switch over every format compiled to a chain
    of compares, and each store with registers of its own rather than one
-   frame saved for the largest. */
-#define NX__STORE_FN(ID, name, bits, kind, eb, fb, inf, nan, sat) \
-  static uint64_t store_##ID(uint64_t u) { return nx_dtype_store_f64bits(NX_##ID, u); }
+   frame saved for the largest. The 8- and 4-bit formats' stores go by
+   table (store_table.h). */
+#define NX__STORE_FN(ID, name, bits, kind, eb, fb, inf, nan, sat)                                    \
+  static uint64_t store_##ID(uint64_t u) {                                                         \
+    return nx__store_tabled(NX_##ID) ? nx__store_tabled_f64bits(NX_##ID, u) : nx_dtype_store_f64bits(NX_##ID, u); \
+  }
 NX_DTYPE_TABLE(NX__STORE_FN)
 #undef NX__STORE_FN
 #define NX__STORE_ENTRY(ID, name, bits, kind, eb, fb, inf, nan, sat) [NX_##ID] = store_##ID,
