@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "engine.h"
-#include "tile.h"
 #include "nx_kernels.h"
 
 static int64_t iabs(int64_t x) { return x < 0 ? -x : x; }
@@ -109,14 +108,12 @@ void nx__plan_make(nx__plan *P, int n, const nx_dtype *dts, void *const *bases, 
 /* ---- Running ------------------------------------------------------------ */
 
 #define NX__TILE 64
-#define NX__COPIES 2
 
 typedef struct job {
   const nx__plan *P;
   nx__run_fn fn;
   void *ctx;
   int64_t b0, nb0, nb1; /* axis 0 in pieces of b0, nb0 of them; tiles of axis 1: nb1 */
-  int ncopy, copy[NX__COPIES]; /* tiled: the read operands each tile copies transposed */
 } job;
 
 static void args_at(const nx__plan *P, const int64_t *pos, nx__arg *a) {
@@ -165,62 +162,25 @@ static void run_flat(void *ctx, int64_t u0, int64_t u1) {
   }
 }
 
-/* Tile u of a tiled plan: each operand's position of its first element and
-   the tile's extents. */
-static void tile_at(const job *J, int64_t u, int64_t *pos, int64_t *len0, int64_t *len1) {
-  const nx__plan *P = J->P;
-  int64_t q0 = u % J->nb0, q1 = (u / J->nb0) % J->nb1, o = u / J->nb0 / J->nb1;
-  for (int k = 0; k < P->nops; k++) pos[k] = P->pos[k] + q0 * NX__TILE * P->str[k][0] + q1 * NX__TILE * P->str[k][1];
-  for (int j = 2; j < P->rank; j++) {
-    int64_t i = o % P->ext[j];
-    o /= P->ext[j];
-    for (int k = 0; k < P->nops; k++) pos[k] += i * P->str[k][j];
-  }
-  *len0 = P->ext[0] - q0 * NX__TILE < NX__TILE ? P->ext[0] - q0 * NX__TILE : NX__TILE;
-  *len1 = P->ext[1] - q1 * NX__TILE < NX__TILE ? P->ext[1] - q1 * NX__TILE : NX__TILE;
-}
-
-/* Prefetches line group r of tile `pos` (extents len0, len1): for each
-   operand of a byte or more that is contiguous along one of the tile's
-   axes, its r-th run along that axis. A tile's runs are a few lines each, too
-   short for the hardware prefetcher to follow. */
-static void prefetch_group(const nx__plan *P, const int64_t *pos, int64_t r, int64_t len0, int64_t len1) {
-  for (int k = 0; k < P->nops; k++) {
-    int64_t bytes = P->bits[k] / 8, at, span;
-    if (bytes == 0) continue;
-    if (P->str[k][0] == 1 && r < len1) at = pos[k] + r * P->str[k][1], span = len0 * bytes;
-    else if (P->str[k][1] == 1 && r < len0) at = pos[k] + r * P->str[k][0], span = len1 * bytes;
-    else continue;
-    const char *p = P->base[k] + at * bytes;
-    for (int64_t off = 0; off < span; off += 64) __builtin_prefetch(p + off, k == 0, 3);
-  }
-}
-
 /* Units of a tiled plan: unit = (outer * nb1 + tile of axis 1) * nb0 + tile
-   of axis 0; each walks its tile's rows of axis 0, from a transposed copy
-   for the operands J->copy names (their rows then contiguous), prefetching
-   the next tile's lines a group a row. */
+   of axis 0; each walks its tile's rows of axis 0. */
 static void run_tiled(void *ctx, int64_t u0, int64_t u1) {
   const job *J = ctx;
   const nx__plan *P = J->P;
   nx__arg a[NX__OPS];
-  _Alignas(64) float copy[NX__COPIES][NX__TILE * NX__TILE];
-  int64_t pos[NX__OPS], next[NX__OPS], len0, len1, nlen0 = 0, nlen1 = 0;
-  tile_at(J, u0, next, &nlen0, &nlen1);
   for (int64_t u = u0; u < u1; u++) {
-    memcpy(pos, next, sizeof pos);
-    len0 = nlen0;
-    len1 = nlen1;
-    bool ahead = u + 1 < u1;
-    if (ahead) tile_at(J, u + 1, next, &nlen0, &nlen1);
-    for (int c = 0; c < J->ncopy; c++) {
-      int k = J->copy[c];
-      nx__tile_transpose(copy[c], NX__TILE, P->base[k] + pos[k] * 4, P->str[k][0] * 4, len0, len1);
+    int64_t q0 = u % J->nb0, q1 = (u / J->nb0) % J->nb1, o = u / J->nb0 / J->nb1, pos[NX__OPS];
+    for (int k = 0; k < P->nops; k++) pos[k] = P->pos[k] + q0 * NX__TILE * P->str[k][0] + q1 * NX__TILE * P->str[k][1];
+    for (int j = 2; j < P->rank; j++) {
+      int64_t i = o % P->ext[j];
+      o /= P->ext[j];
+      for (int k = 0; k < P->nops; k++) pos[k] += i * P->str[k][j];
     }
+    int64_t len0 = P->ext[0] - q0 * NX__TILE, len1 = P->ext[1] - q1 * NX__TILE;
+    if (len0 > NX__TILE) len0 = NX__TILE;
+    if (len1 > NX__TILE) len1 = NX__TILE;
     for (int64_t i = 0; i < len1; i++) {
-      if (ahead) prefetch_group(P, next, i, nlen0, nlen1);
       args_at(P, pos, a);
-      for (int c = 0; c < J->ncopy; c++) a[J->copy[c]] = (nx__arg){(char *)(copy[c] + i * NX__TILE), 0, 4};
       J->fn(J->ctx, a, len0);
       for (int k = 0; k < P->nops; k++) pos[k] += P->str[k][1];
     }
@@ -235,12 +195,8 @@ static int64_t runs_of(const nx__plan *P, int from) {
 
 static void run(const nx__plan *P, nx__run_fn fn, void *ctx, int threads) {
   if (P->count == 0) return;
-  job J = {P, fn, ctx, P->ext[0], 1, 1, 0, {0}};
+  job J = {P, fn, ctx, P->ext[0], 1, 1};
   if (P->tile) {
-    /* A read operand of 4-byte elements contiguous along axis 1 is copied
-       transposed, tile by tile, where the CPU has a vector transpose. */
-    for (int k = 1; k < P->nops && J.ncopy < NX__COPIES; k++)
-      if (P->bits[k] == 32 && P->str[k][1] == 1 && P->str[k][0] != 0 && nx__tile_can(4)) J.copy[J.ncopy++] = k;
     J.nb0 = (P->ext[0] + NX__TILE - 1) / NX__TILE;
     J.nb1 = (P->ext[1] + NX__TILE - 1) / NX__TILE;
     int64_t units = runs_of(P, 2) * J.nb0 * J.nb1;
