@@ -5,9 +5,11 @@
    bench_kernels runs it once and prints its seconds. The inputs are files
    run.py writes into <dir>; "dump <case>" runs the case and writes its result to
    <dir>/out_<case>.bin for run.py to check; "threads <n>" sets the thread
-   count; "threshold" prints, for nx_add and nx_exp on float32 in cache at
-   sizes from 256 elements up, the best time on one thread and on two with
-   the serial threshold off; "quit" ends. */
+   count ("threads default": the count nx had at start, what a user gets;
+   "nthreads" prints it); "floor_16" times the memory floor of a 16-bit
+   binary operation; "threshold" prints, for nx_add and nx_exp on float32 in
+   cache at sizes from 256 elements up, the best time on one thread and on
+   two with the serial threshold off; "quit" ends. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,10 @@
 
 #include "engine.h"
 #include "nx.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #define SIDE 4096
 #define N ((int64_t)SIDE * SIDE)
@@ -64,9 +70,32 @@ static nx_array *transposed(nx_array *a) {
   return t;
 }
 
+/* The memory floor of a 16-bit binary operation on one thread: read 2 + 2
+   bytes and write 2 an element, the result streamed past the caches as
+   nx's large bfloat16 results are; no arithmetic. */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void floor16_512(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n) {
+  int64_t i = 0;
+  for (; i < n && (uintptr_t)(z + i) % 64; i++) z[i] = x[i] ^ y[i];
+  for (; i + 32 <= n; i += 32)
+    _mm512_stream_si512((void *)(z + i), _mm512_xor_si512(_mm512_loadu_si512(x + i), _mm512_loadu_si512(y + i)));
+  for (; i < n; i++) z[i] = x[i] ^ y[i];
+  _mm_sfence();
+}
+#endif
+static void floor16(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512f")) {
+    floor16_512(z, x, y, n);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; i++) z[i] = x[i] ^ y[i];
+}
+
 typedef struct kcase {
   const char *name;
-  int kind; /* 0 binary add, 1 unary, 2 sum */
+  int kind; /* 0 binary add, 1 unary, 2 sum, 3 the 16-bit memory floor */
   int (*un)(nx_array *, nx_array *);
   nx_array *z, *x, *y, *dump; /* dump: the array whose bytes "dump" writes, in C order */
 } kcase;
@@ -75,7 +104,8 @@ static int run(const kcase *c) {
   switch (c->kind) {
   case 0: return nx_add(c->z, c->x, c->y);
   case 1: return c->un(c->z, c->x);
-  default: return nx_sum(c->z, c->x, NULL, -1);
+  case 2: return nx_sum(c->z, c->x, NULL, -1);
+  default: floor16(bytes_of(c->z), bytes_of(c->x), bytes_of(c->y), N); return 0;
   }
 }
 
@@ -127,6 +157,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *dir = argv[1];
+  int default_threads = nx_num_threads();
   nx_array *x = load(dir, "x32", NX_FLOAT32), *y = load(dir, "y32", NX_FLOAT32), *z = square(NX_FLOAT32);
   nx_array *xt = transposed(x), *yt = transposed(y), *zt = transposed(z);
   nx_array *row, *rowx;
@@ -156,6 +187,7 @@ int main(int argc, char **argv) {
       {"sin_f32", 1, nx_sin, z, fin[2], NULL, z},
       {"tanh_f32", 1, nx_tanh, z, fin[3], NULL, z},
       {"sum_f32", 2, NULL, s, x, NULL, s},
+      {"floor_16", 3, NULL, bz, b, by, bz},
   };
   int ncases = (int)(sizeof cases / sizeof *cases);
   char line[256];
@@ -167,8 +199,14 @@ int main(int argc, char **argv) {
       fflush(stdout);
       continue;
     }
+    if (strcmp(line, "nthreads") == 0) {
+      printf("%d\n", default_threads);
+      fflush(stdout);
+      continue;
+    }
     if (strncmp(line, "threads ", 8) == 0) {
-      if (nx_set_num_threads(atoi(line + 8))) die("threads");
+      int t = strcmp(line + 8, "default") == 0 ? default_threads : atoi(line + 8);
+      if (nx_set_num_threads(t)) die("threads");
       printf("ok\n");
       fflush(stdout);
       continue;

@@ -8,7 +8,9 @@ the rounds give the ratios. nx runs on one thread against numpy's one, but
 for the thread-scaling case. Results are cross-checked in the same run: the
 adds bit for bit against numpy, the transcendentals' max ulp error of both
 sides against float64 numpy rounded once, the sum's error of both sides
-against math.fsum (the correctly rounded sum).
+against math.fsum (the correctly rounded sum). The bfloat16 add is also
+printed against its memory floor (a streamed read-2-read-2-write-2 loop) and
+at nx's default thread count.
 
 usage: run.py <bench_kernels binary> [rounds]
 NX_BENCH_CASES=<case>,... runs only those cases."""
@@ -138,6 +140,16 @@ def main():
                 if peer:
                     flush()
                     times[c][1].append(timed(peer))
+        # bfloat16 add beside its memory floor (read 2 + 2 bytes, write 2,
+        # streamed) and at nx's default thread count, in the same rounds.
+        bf = {"floor": [], "default": []}
+        for _ in range(ROUNDS if "add_bf16" in cases else 0):
+            flush()
+            bf["floor"].append(nx.time("floor_16"))
+            nx.ask("threads default")
+            flush()
+            bf["default"].append(nx.time("add_bf16"))
+            nx.ask("threads 1")
         thr = {1: [], 2: []}
         for _ in range(0 if only else ROUNDS):
             for k in (1, 2):
@@ -195,6 +207,20 @@ def main():
                       f"  target {tgt}: {'met' if met else 'MISSED'}; {note}")
             else:
                 print(f"  {c:24s} nx {tn * 1e9 / N:7.3f} ns  (no {label}); {note}")
+        if bf["floor"]:
+            fl, tb, tp = statistics.median(bf["floor"]), statistics.median(times["add_bf16"][0]), None
+            print(f"  add_bf16 floor           memory floor {fl * 1e9 / N:7.3f} ns (read 2 + 2 bytes, write 2, streamed; "
+                  f"one thread)  nx at {tb / fl:5.2f}x the floor")
+            if ml_dtypes:
+                tp = statistics.median(times["add_bf16"][1])
+                print(f"  add_bf16 floor           ml_dtypes / floor {tp / fl:6.2f}: the most any one-thread kernel "
+                      f"could reach against ml_dtypes (target 10)")
+            td = statistics.median(bf["default"])
+            nthr = nx.ask("nthreads")
+            line = f"  add_bf16 default threads nx on {nthr} threads {td * 1e9 / N:7.3f} ns"
+            if tp:
+                line += f"  ml_dtypes {tp * 1e9 / N:7.3f} ns  ratio {tp / td:6.2f} (target 10 is for one thread)"
+            print(line)
         if only:
             nx.p.stdin.write("quit\n")
             nx.p.stdin.close()

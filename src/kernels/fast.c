@@ -317,12 +317,16 @@ int nx__fast_set_isa(int level) {
   return level < cpu ? level : cpu;
 }
 
+int nx__fast_level(void) {
+  int cap = atomic_load_explicit(&half_cap, memory_order_relaxed), cpu = cpu_level();
+  return cap < cpu ? cap : cpu;
+}
+
 static bool half(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   if (op > NX__FDIV) return false;
   bool contig = a[0].step == 2 && a[1].step == 2 && a[2].step == 2;
 #if defined(NX__X86)
-  int cap = atomic_load_explicit(&half_cap, memory_order_relaxed), cpu = cpu_level();
-  int lv = cap < cpu ? cap : cpu;
+  int lv = nx__fast_level();
   if (contig && lv >= NX__FAST_AVX2) {
     static const half_fn b[2][4] = {{bf16_add2, bf16_sub2, bf16_mul2, bf16_div2},
                                     {bf16_add512, bf16_sub512, bf16_mul512, bf16_div512}},

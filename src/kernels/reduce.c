@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reductions over any set of axes: sum, prod, min, max, any, all. Floats
    accumulate in double (complex in two), pairwise: the sub-array's elements
-   in the engine's order are halved until a leaf of NX__LEAF elements, which
-   sums with eight accumulators, so the error grows like log n. Integers wrap,
+   in the engine's order are halved until a leaf of NX__LEAF elements; a
+   leaf's contiguous float32 and float64 runs sum in double lanes (vsum.h),
+   its other elements in order, so the error grows like log n. Integers wrap,
    min and max propagate NaN. One store per result. */
 #include <math.h>
 
 #include "lines.h"
+#include "vsum.h"
 
-#define NX__LEAF 1024
+#define NX__LEAF 4096
 
 typedef enum rop { SUM, PROD, MIN, MAX, ANY, ALL } rop;
 
@@ -91,30 +93,6 @@ static acc of_elem(const rctx *c, nx__v v) {
   return a;
 }
 
-/* A contiguous run of float32 in double, sixteen accumulators combined
-   pairwise: the loop the compiler vectorizes, for AVX-512F where the CPU has
-   it (twice the baseline's speed on one core). */
-#define NX__SUM_F32(name, ATTR)                               \
-  ATTR static double name(const float *f, int64_t n) {        \
-    double s[16] = {0};                                       \
-    int64_t i = 0;                                            \
-    for (; i + 16 <= n; i += 16)                              \
-      for (int k = 0; k < 16; k++) s[k] += f[i + k];          \
-    for (; i < n; i++) s[0] += f[i];                          \
-    for (int w = 8; w; w /= 2)                                \
-      for (int k = 0; k < w; k++) s[k] += s[k + w];           \
-    return s[0];                                              \
-  }
-NX__SUM_F32(sum_f32_base, )
-#if defined(__x86_64__) && defined(__GNUC__)
-NX__SUM_F32(sum_f32_avx512, __attribute__((target("avx512f"))))
-static double sum_f32(const float *f, int64_t n) {
-  return __builtin_cpu_supports("avx512f") ? sum_f32_avx512(f, n) : sum_f32_base(f, n);
-}
-#else
-static double sum_f32(const float *f, int64_t n) { return sum_f32_base(f, n); }
-#endif
-
 /* Elements [start, start + len) of the sub-array at xp, in the plan's order. */
 static acc leaf(const rctx *c, const char *base, int64_t xp, int64_t start, int64_t len) {
   const nx__plan *P = &c->sub;
@@ -130,17 +108,9 @@ static acc leaf(const rctx *c, const char *base, int64_t xp, int64_t start, int6
     int64_t n = P->ext[0] - idx[0] < len ? P->ext[0] - idx[0] : len;
     nx__arg r = bits >= 8 ? (nx__arg){(char *)base + pos * (bits / 8), 0, P->str[0][0] * (bits / 8)}
                           : (nx__arg){(char *)base, pos, P->str[0][0]};
-    if (c->op == SUM && c->dt == NX_FLOAT32 && r.step == 4) {
-      a.v.f += sum_f32((const float *)r.p, n);
-    } else if (c->op == SUM && c->dt == NX_FLOAT64 && r.step == 8) {
-      double s[8] = {0};
-      const double *f = (const double *)r.p;
-      int64_t i = 0;
-      for (; i + 8 <= n; i += 8)
-        for (int k = 0; k < 8; k++) s[k] += f[i + k];
-      for (; i < n; i++) s[0] += f[i];
-      a.v.f += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-    } else
+    if (c->op == SUM && c->dt == NX_FLOAT32 && r.step == 4) a.v.f += nx__sum_f32((const float *)r.p, n);
+    else if (c->op == SUM && c->dt == NX_FLOAT64 && r.step == 8) a.v.f += nx__sum_f64((const double *)r.p, n);
+    else
       for (int64_t i = 0; i < n; i++) combine(c, &a, of_elem(c, nx__load(c->dt, &r, i)));
     len -= n;
     /* to the next run */
@@ -182,9 +152,12 @@ static void par_task(void *vp, int64_t u0, int64_t u1) {
   }
 }
 
+/* From 2^20 elements the tree's top is always cut into the same pieces, run
+   on the pool where it has threads, so the result does not depend on the
+   thread count. */
 static acc reduce_one(const rctx *c, const char *base, int64_t xp) {
   int64_t count = c->sub.count;
-  if (count >= ((int64_t)1 << 20) && nx_num_threads() > 1) {
+  if (count >= ((int64_t)1 << 20)) {
     enum { PIECES = 64 };
     acc out[PIECES];
     int64_t piece = (count + PIECES - 1) / PIECES;
