@@ -205,7 +205,9 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
     P.z.cs = 1;
   }
   if (cl == M_BLAS) nx__mm_blas(&P);
-  else if (cl == M_F32) nx__mm_f32(&P);
+  else if (cl == M_F32) {
+    if (!nx__mm_bf16(&P)) nx__mm_f32(&P);
+  }
   else nx__mm_int(&P);
   if (zbuf) {
     if (!P.status) nx__mm_unpack(&P, &z0, zbuf, P.m, P.n);

@@ -29,8 +29,30 @@ typedef struct nx__mm {
 /* The position of matrix t's [0, 0] in o. */
 int64_t nx__mm_pos(const nx__mm *P, const nx__mop *o, int64_t t);
 
+/* The instruction levels of the kernels, each computing the same bits:
+   portable C, AVX-512F (the float32 kernel's vector micro-kernel), and
+   AVX-512 with BF16 and VNNI (bfloat16 and int8 products). */
+enum { NX__MM_PLAIN, NX__MM_AVX512, NX__MM_AVX512_BF16 };
+
+/* The level in use (the best this CPU has unless forced); the best; and,
+   for tests, forcing one (-1 or above the best: the best). */
+int nx__mm_level(void);
+int nx__mm_levels(void);
+void nx__mm_force(int level);
+
 /* The products by the float32 kernel (operands of 32 bits or fewer). */
 void nx__mm_f32(nx__mm *P);
+
+/* The products of two bfloat16 operands by VDPBF16PS, bit for bit the float32
+   kernel's; false (nothing done) where the level is below
+   NX__MM_AVX512_BF16 or the operands are not both bfloat16. */
+bool nx__mm_bf16(nx__mm *P);
+
+/* Stores the rows x cols float32 accumulations c (row stride ldc) into z's
+   matrix at position pz, rows from i0 and columns from j0, each rounded once
+   into z's dtype by the store rule. */
+void nx__mm_store(const nx__mm *P, int64_t pz, int64_t i0, int64_t j0, int64_t rows, int64_t cols, const float *c,
+                  int64_t ldc);
 
 /* The products of integers, wrapping modulo 2^64. */
 void nx__mm_int(nx__mm *P);
