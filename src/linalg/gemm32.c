@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../kernels/cast_internal.h"
 #include "../kernels/elem.h"
 #include "mm.h"
 #include "../base/alloc.h"
@@ -164,7 +165,14 @@ void nx__mm_store(const nx__mm *P, int64_t pz, int64_t i0, int64_t j0, int64_t r
                   int64_t ldc) {
   nx_dtype zt = P->z.dt;
   int zbits = nx_dtype_bits_of(zt);
-  for (int64_t i = 0; i < rows; i++)
+  for (int64_t i = 0; i < rows; i++) {
+    /* a row of z that lies contiguous: the cast's vector path, the store rule too */
+    int64_t e0 = pz + (i0 + i) * P->z.rs + j0;
+    if (P->z.cs == 1 && zt == NX_FLOAT32) {
+      memcpy(P->z.base + e0 * 4, c + i * ldc, sizeof(float) * (size_t)cols);
+      continue;
+    }
+    if (P->z.cs == 1 && zbits >= 8 && nx__cast_fast(zt, P->z.base, e0, NX_FLOAT32, c + i * ldc, 0, cols)) continue;
     for (int64_t j = 0; j < cols; j++) {
       int64_t e = pz + (i0 + i) * P->z.rs + (j0 + j) * P->z.cs;
       float f = c[i * ldc + j];
@@ -175,6 +183,7 @@ void nx__mm_store(const nx__mm *P, int64_t pz, int64_t i0, int64_t j0, int64_t r
         nx__store(zt, &r, 0, v);
       }
     }
+  }
 }
 
 static void task(void *vj, int64_t u0, int64_t u1) {

@@ -1,24 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* bfloat16 x bfloat16 products by VDPBF16PS, bit for bit the float32
-   kernel's chain (gemm32.c): per lane the instruction adds the product of
-   the pair's odd elements, rounds, then adds the even ones' and rounds,
-   exactly that chain, but it treats subnormal inputs and accumulators as
-   zero and flushes subnormal results. A product of two bfloat16 numbers has
-   16 significant bits, so it is exact in float32 unless it leaves the
-   exponent range, and then the fused and the hardware steps agree. So each
-   block (a panel of a's rows by a panel of b's columns over one tile of k)
-   runs on the instruction only where
-   - neither panel holds a subnormal, an infinity or a NaN;
-   - the lowest set bits' exponents of a's and b's nonzero elements sum to
-     -126 or more: every product is then a multiple of 2^-126, and so is
-     every sum and its rounding, none subnormal;
-   - their largest exponents sum to 126 or less: no product overflows;
-   - every earlier block of that tile of z ran on the instruction too (its
-     accumulators are then multiples of 2^-126);
-   and otherwise by the scalar chain with fmaf, in the same order. k is
-   padded to pairs with a zero in both operands: adding +0 to an
-   accumulator that started at +0 changes no bit (it is never -0). */
-#include <math.h>
+/* bfloat16 x bfloat16 products on AVX-512F, bit for bit the float32
+   kernel's chain (gemm32.c): panels of a and b are widened to float32 (a
+   shift, exact) once per block, and a 6 x 64 register tile runs the chain
+   with vector fused multiply-adds, the pairs of k ascending, the odd
+   element of each pair first.
+
+   Not VDPBF16PS, although it computes this very chain (measured: the odd
+   product added and rounded, then the even one, in 32 million lanes): it
+   flushes subnormal inputs, accumulators and results, which needs a
+   scalar path for blocks that could meet them, and on this machine it
+   retires one 512-bit instruction per about four of VFMADD's, so its 64
+   flops an instruction run at half the fused multiply-add's rate (docs/
+   linalg.md). Widening costs a load and a shift per element per block. */
 #include <stdlib.h>
 
 #include "mm.h"
@@ -27,37 +20,9 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* MR x NR micro-tiles of z; MC x NC blocks of z per work item; k in tiles
-   of KC (even, so pairs never straddle tiles). */
-enum { MR = 6, NR = 64, KC = 256, MC = 32 * MR, NC = 4 * NR, KP = KC / 2 };
-
-/* What decides a panel's blocks: the smallest lowest-set-bit exponent and
-   the largest exponent of its nonzero elements (biased, as in the
-   encoding: lsb = E + tz with the unbiased lsb E - 134 + tz), and whether it
-   holds a subnormal, an infinity or a NaN. */
-typedef struct stat {
-  int lsb, emax;
-  bool bad;
-} stat;
-
-static void stat_add(stat *s, uint16_t h) {
-  int e = h >> 7 & 0xff, m = h & 0x7f;
-  if (e == 0xff || (e == 0 && m)) s->bad = true;
-  if (!(h & 0x7fff)) return;
-  int lsb = e + __builtin_ctz((unsigned)m | 0x80);
-  if (lsb < s->lsb) s->lsb = lsb;
-  if (e > s->emax) s->emax = e;
-}
-
-static bool exact(const stat *a, const stat *b) {
-  return !a->bad && !b->bad && a->lsb + b->lsb >= 2 * 134 - 126 && a->emax + b->emax <= 2 * 127 + 126;
-}
-
-static inline uint16_t ld16(const char *base, int64_t e) {
-  uint16_t h;
-  memcpy(&h, base + e * 2, 2);
-  return h;
-}
+/* MR x NR register tiles of z; MC x NC blocks of z per work item; k in
+   tiles of KC (even, so pairs never straddle tiles). */
+enum { MR = 12, NR = 32, KC = 256, MC = 16 * MR, NC = 8 * NR };
 
 typedef struct job {
   nx__mm *P;
@@ -67,110 +32,83 @@ typedef struct job {
 
 /* The scratch of one chunk. */
 typedef struct space {
-  uint32_t ap[MC * KP];         /* MC / MR panels: pair q of row r at q * MR + r */
-  uint32_t bp[NC * KP];         /* NC / NR panels: pair q of column j at q * NR + j */
-  float c[MC * NC];             /* z's block, row stride NC */
-  stat as[MC / MR], bs[NC / NR];
-  bool slow[MC / MR][NC / NR];  /* a block of this tile ran the scalar chain */
+  float ap[MC * KC]; /* a[i, p] at i * kc + p */
+  float bp[NC * KC]; /* NC / NR panels: b[p, j] at p * NR + j */
+  float c[MC * NC];  /* z's block, row stride NC */
 } space;
 
-/* The pair (x[2q], x[2q+1]) as one word, the even element low (the
-   instruction's order then adds the odd product first), counted into s. */
-static inline uint32_t pair(stat *s, uint16_t lo, uint16_t hi) {
-  stat_add(s, lo);
-  stat_add(s, hi);
-  return (uint32_t)lo | (uint32_t)hi << 16;
-}
-
-/* a's rows i0.. (rows of them, the rest of the panel zeros) over k0 .. k0+kc. */
-static void pack_a(const nx__mm *P, int64_t pa, int64_t i0, int64_t rows, int64_t k0, int64_t kc, uint32_t *ap,
-                   stat *st) {
-  const char *base = P->a.base;
-  int64_t rs = P->a.rs, cs = P->a.cs, kp = (kc + 1) / 2;
-  for (int64_t ip = 0; ip * MR < rows; ip++) {
-    stat s = {1000, 0, false};
-    uint32_t *d = ap + ip * MR * kp;
-    for (int r = 0; r < MR; r++) {
-      int64_t i = ip * MR + r;
-      if (i >= rows) {
-        for (int64_t q = 0; q < kp; q++) d[q * MR + r] = 0;
-        continue;
-      }
-      int64_t e = pa + (i0 + i) * rs + k0 * cs;
-      for (int64_t q = 0; q < kp; q++) {
-        uint16_t lo = ld16(base, e + 2 * q * cs), hi = 2 * q + 1 < kc ? ld16(base, e + (2 * q + 1) * cs) : 0;
-        d[q * MR + r] = pair(&s, lo, hi);
-      }
-    }
-    st[ip] = s;
-  }
-}
-
-/* b's columns j0.. (cols of them, the rest of the panel zeros) over k0 .. k0+kc. */
-static void pack_b(const nx__mm *P, int64_t pb, int64_t j0, int64_t cols, int64_t k0, int64_t kc, uint32_t *bp,
-                   stat *st) {
-  const char *base = P->b.base;
-  int64_t rs = P->b.rs, cs = P->b.cs, kp = (kc + 1) / 2;
-  for (int64_t jp = 0; jp * NR < cols; jp++) {
-    stat s = {1000, 0, false};
-    uint32_t *d = bp + jp * NR * kp;
-    int64_t nj = cols - jp * NR < NR ? cols - jp * NR : NR;
-    for (int64_t q = 0; q < kp; q++) {
-      int64_t e0 = pb + (k0 + 2 * q) * rs + (j0 + jp * NR) * cs;
-      bool odd = 2 * q + 1 < kc;
-      for (int64_t j = 0; j < nj; j++) {
-        uint16_t lo = ld16(base, e0 + j * cs), hi = odd ? ld16(base, e0 + rs + j * cs) : 0;
-        d[q * NR + j] = pair(&s, lo, hi);
-      }
-      for (int64_t j = nj; j < NR; j++) d[q * NR + j] = 0;
-    }
-    st[jp] = s;
-  }
-}
-
-/* The MR x NR tile c (row stride NC) continues its chains over kp pairs. */
-__attribute__((target("avx512f,avx512bf16"))) static void micro(const uint32_t *ap, const uint32_t *bp, int64_t kp,
-                                                                   float *c) {
-  __m512 acc[MR][4];
-  for (int r = 0; r < MR; r++)
-    for (int v = 0; v < 4; v++) acc[r][v] = _mm512_loadu_ps(c + r * NC + 16 * v);
-  for (int64_t q = 0; q < kp; q++) {
-    const uint32_t *b = bp + q * NR;
-    __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 16),
-             b2 = (__m512bh)_mm512_loadu_si512(b + 32), b3 = (__m512bh)_mm512_loadu_si512(b + 48);
-    for (int r = 0; r < MR; r++) {
-      __m512bh a = (__m512bh)_mm512_set1_epi32((int)ap[q * MR + r]);
-      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], a, b0);
-      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], a, b1);
-      acc[r][2] = _mm512_dpbf16_ps(acc[r][2], a, b2);
-      acc[r][3] = _mm512_dpbf16_ps(acc[r][3], a, b3);
-    }
-  }
-  for (int r = 0; r < MR; r++)
-    for (int v = 0; v < 4; v++) _mm512_storeu_ps(c + r * NC + 16 * v, acc[r][v]);
-}
-
-static inline float f32(uint32_t h) {
-  uint32_t u = h << 16;
+static inline float widen(const char *base, int64_t e) {
+  uint16_t h;
+  memcpy(&h, base + e * 2, 2);
+  uint32_t u = (uint32_t)h << 16;
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
 
-/* The same tile by the scalar chain, the pad (the odd element of the last
-   pair where kc is odd) skipped. */
-static void chain(const uint32_t *ap, const uint32_t *bp, int64_t kc, float *c) {
-  int64_t kp = (kc + 1) / 2;
-  for (int r = 0; r < MR; r++)
-    for (int j = 0; j < NR; j++) {
-      float x = c[r * NC + j];
-      for (int64_t q = 0; q < kp; q++) {
-        uint32_t a = ap[q * MR + r], b = bp[q * NR + j];
-        if (2 * q + 1 < kc) x = fmaf(f32(a >> 16), f32(b >> 16), x);
-        x = fmaf(f32(a & 0xffff), f32(b & 0xffff), x);
-      }
-      c[r * NC + j] = x;
+/* a's rows i0.. (rows of them, the rest of the last panel zeros) over k0 .. k0+kc. */
+__attribute__((target("avx512f"))) static void pack_a(const nx__mm *P, int64_t pa, int64_t i0, int64_t rows,
+                                                      int64_t k0, int64_t kc, float *ap) {
+  const char *base = P->a.base;
+  int64_t rs = P->a.rs, cs = P->a.cs, up = (rows + MR - 1) / MR * MR;
+  for (int64_t i = 0; i < up; i++) {
+    float *d = ap + i * kc;
+    int64_t e = pa + (i0 + i) * rs + k0 * cs, p = 0;
+    if (i >= rows) {
+      memset(d, 0, sizeof(float) * (size_t)kc);
+      continue;
     }
+    if (cs == 1)
+      for (; p + 16 <= kc; p += 16) {
+        __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(base + (e + p) * 2)));
+        _mm512_storeu_si512(d + p, _mm512_slli_epi32(h, 16));
+      }
+    for (; p < kc; p++) d[p] = widen(base, e + p * cs);
+  }
+}
+
+/* b's columns j0.. (cols of them, the rest of the last panel zeros) over k0 .. k0+kc. */
+__attribute__((target("avx512f"))) static void pack_b(const nx__mm *P, int64_t pb, int64_t j0, int64_t cols,
+                                                      int64_t k0, int64_t kc, float *bp) {
+  const char *base = P->b.base;
+  int64_t rs = P->b.rs, cs = P->b.cs;
+  for (int64_t jp = 0; jp * NR < cols; jp++) {
+    float *d = bp + jp * NR * kc;
+    int64_t nj = cols - jp * NR < NR ? cols - jp * NR : NR;
+    for (int64_t p = 0; p < kc; p++) {
+      int64_t e = pb + (k0 + p) * rs + (j0 + jp * NR) * cs, j = 0;
+      if (cs == 1)
+        for (; j + 16 <= nj; j += 16) {
+          __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(base + (e + j) * 2)));
+          _mm512_storeu_si512(d + p * NR + j, _mm512_slli_epi32(h, 16));
+        }
+      for (; j < nj; j++) d[p * NR + j] = widen(base, e + j * cs);
+      for (; j < NR; j++) d[p * NR + j] = 0;
+    }
+  }
+}
+
+/* The MR x NR tile c (row stride NC) continues its chains over kc steps of
+   the panels ap (row stride kc) and bp: p+1 then p for each even p, the last p alone where
+   kc is odd. */
+__attribute__((target("avx512f"))) static void micro(const float *ap, const float *bp, int64_t kc, float *c) {
+  __m512 acc[MR][2];
+  for (int r = 0; r < MR; r++)
+    for (int v = 0; v < 2; v++) acc[r][v] = _mm512_loadu_ps(c + r * NC + 16 * v);
+  for (int64_t p0 = 0; p0 < kc; p0 += 2)
+    for (int64_t p = p0 + 1 < kc ? p0 + 1 : p0;; p--) {
+      const float *b = bp + p * NR;
+      __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 12
+      for (int r = 0; r < MR; r++) {
+        __m512 a = _mm512_set1_ps(ap[r * kc + p]);
+        acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+      }
+      if (p == p0) break;
+    }
+  for (int r = 0; r < MR; r++)
+    for (int v = 0; v < 2; v++) _mm512_storeu_ps(c + r * NC + 16 * v, acc[r][v]);
 }
 
 static void item(const job *J, int64_t u, space *S) {
@@ -181,21 +119,13 @@ static void item(const job *J, int64_t u, space *S) {
   int64_t pa = nx__mm_pos(P, &P->a, t), pb = nx__mm_pos(P, &P->b, t), pz = nx__mm_pos(P, &P->z, t);
   int64_t ips = (rows + MR - 1) / MR, jps = (cols + NR - 1) / NR;
   memset(S->c, 0, sizeof S->c);
-  memset(S->slow, 0, sizeof S->slow);
   for (int64_t k0 = 0; k0 < P->k; k0 += KC) {
-    int64_t kc = P->k - k0 < KC ? P->k - k0 : KC, kp = (kc + 1) / 2;
-    pack_b(P, pb, j0, cols, k0, kc, S->bp, S->bs);
-    pack_a(P, pa, i0, rows, k0, kc, S->ap, S->as);
+    int64_t kc = P->k - k0 < KC ? P->k - k0 : KC;
+    pack_b(P, pb, j0, cols, k0, kc, S->bp);
+    pack_a(P, pa, i0, rows, k0, kc, S->ap);
     for (int64_t jp = 0; jp < jps; jp++)
-      for (int64_t ip = 0; ip < ips; ip++) {
-        const uint32_t *ap = S->ap + ip * MR * kp, *bp = S->bp + jp * NR * kp;
-        float *c = S->c + ip * MR * NC + jp * NR;
-        if (!S->slow[ip][jp] && exact(&S->as[ip], &S->bs[jp])) micro(ap, bp, kp, c);
-        else {
-          S->slow[ip][jp] = true;
-          chain(ap, bp, kc, c);
-        }
-      }
+      for (int64_t ip = 0; ip < ips; ip++)
+        micro(S->ap + ip * MR * kc, S->bp + jp * NR * kc, kc, S->c + ip * MR * NC + jp * NR);
   }
   nx__mm_store(P, pz, i0, j0, rows, cols, S->c, NC);
 }
@@ -210,7 +140,7 @@ static void task(void *vj, int64_t u0, int64_t u1) {
 }
 
 bool nx__mm_bf16(nx__mm *P) {
-  if (nx__mm_level() < NX__MM_AVX512_BF16 || P->a.dt != NX_BFLOAT16 || P->b.dt != NX_BFLOAT16) return false;
+  if (nx__mm_level() < NX__MM_AVX512 || P->a.dt != NX_BFLOAT16 || P->b.dt != NX_BFLOAT16) return false;
   job J = {P, (P->m + MC - 1) / MC, (P->n + NC - 1) / NC, 0, 0, NULL};
   J.items = P->count * J.iblocks * J.jblocks;
   double flops = 2.0 * (double)P->m * (double)P->n * (double)P->k * (double)P->count;

@@ -30,9 +30,9 @@ typedef struct nx__mm {
 int64_t nx__mm_pos(const nx__mm *P, const nx__mop *o, int64_t t);
 
 /* The instruction levels of the kernels, each computing the same bits:
-   portable C, AVX-512F (the float32 kernel's vector micro-kernel), and
-   AVX-512 with BF16 and VNNI (bfloat16 and int8 products). */
-enum { NX__MM_PLAIN, NX__MM_AVX512, NX__MM_AVX512_BF16 };
+   portable C, AVX-512F (the float32 kernel's vector micro-kernel and the
+   bfloat16 kernel), and AVX-512 with BW and VNNI (int8 products). */
+enum { NX__MM_PLAIN, NX__MM_AVX512, NX__MM_AVX512_VNNI };
 
 /* The level in use (the best this CPU has unless forced); the best; and,
    for tests, forcing one (-1 or above the best: the best). */
@@ -43,9 +43,9 @@ void nx__mm_force(int level);
 /* The products by the float32 kernel (operands of 32 bits or fewer). */
 void nx__mm_f32(nx__mm *P);
 
-/* The products of two bfloat16 operands by VDPBF16PS, bit for bit the float32
-   kernel's; false (nothing done) where the level is below
-   NX__MM_AVX512_BF16 or the operands are not both bfloat16. */
+/* The products of two bfloat16 operands by a packed AVX-512F kernel, bit
+   for bit the float32 kernel's; false (nothing done) where the level is
+   below NX__MM_AVX512 or the operands are not both bfloat16. */
 bool nx__mm_bf16(nx__mm *P);
 
 /* Stores the rows x cols float32 accumulations c (row stride ldc) into z's

@@ -9,9 +9,7 @@
 static int best_level(void) {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx512f")) return NX__MM_PLAIN;
-  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni") &&
-      __builtin_cpu_supports("avx512bf16"))
-    return NX__MM_AVX512_BF16;
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) return NX__MM_AVX512_VNNI;
   return NX__MM_AVX512;
 }
 #else

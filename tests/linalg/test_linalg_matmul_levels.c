@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The matrix kernels at every instruction level this CPU has (portable C,
-   AVX-512F, AVX-512 with BF16 and VNNI), each forced in turn, bit for bit
-   against references computed here from the operands' bits:
+   AVX-512F, AVX-512 with VNNI), each forced in turn, bit for bit against
+   references computed here from the operands' bits:
    - bfloat16 x bfloat16: the float32 chain over the pairs of p, odd element
-     first, by fmaf, compared as float32 bits, on data the VDPBF16PS kernel
-     runs exactly (random, and at the edge: products of exactly 2^-126), on
-     data it must leave to the scalar chain (subnormal inputs, products and
-     sums below 2^-126, products past float32's range, infinities and NaN,
-     one tiny element among ordinary ones), on odd k (the padded last pair,
-     with an infinity as the last element) and on transposed and sliced
-     layouts;
+     first, by fmaf, compared as float32 bits (and once stored as bfloat16,
+     against the store rule), on random data, on data where a flushing dot
+     product instruction such as VDPBF16PS would differ (products of
+     exactly 2^-126 and 2^-127, subnormal inputs and sums, a tiny first
+     tile of k carried into later ones, products past float32's range,
+     infinities and NaN), on odd k (the last element alone, an infinity
+     there) and on transposed and sliced layouts;
    - int8 x int8 into int32: the sum of products modulo 2^32, on random
      data, on -128 x -128 everywhere (sums that wrap) and on every extreme
      pair, odd k, layouts. */
@@ -112,6 +112,18 @@ static long bf_case(const char *what, const uint64_t *A, const uint64_t *B, int6
           nx__mm_level(), kind, bad, (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first],
           first < 0 ? 0u : ref[first]);
     free(got);
+    if (kind == 0) {
+      /* z of bfloat16: each float32 result stored once by the store rule */
+      nx_array *zb = NULL;
+      CHECK(nx_array_host(NX_BFLOAT16, zs, 2, &zb) == 0 && nx_matmul(zb, a, b) == 0, "%s, z bfloat16: %s", what,
+            nx_error_message());
+      uint64_t *gb = bits_out(zb, NX_UINT16, m * n);
+      long badb = 0;
+      for (int64_t e = 0; e < m * n; e++) badb += gb[e] != nx_dtype_store_bits(NX_BFLOAT16, (double)flt_of(ref[e]));
+      CHECK(badb == 0, "%s (level %d), z bfloat16: %ld of %lld wrong", what, nx__mm_level(), badb, (long long)(m * n));
+      free(gb);
+      nx_array_free(zb);
+    }
     nx_array_free(a), nx_array_free(b), nx_array_free(z);
   }
   free(ref);
@@ -128,16 +140,15 @@ static void bf16_cases(void) {
   bf_case("random, k = 1", A, B, m, 1, n);
   bf_case("random, k = 256", A, B, m, 256, n);
   /* the first six rows' first tile of k tiny (products below 2^-126, sums
-     subnormal), their later tiles zeros: the later tiles would pass the
-     instruction's test alone, but the accumulators they carry are
-     subnormal, so that tile of z stays on the scalar chain */
+     subnormal), their later tiles zeros: the subnormal accumulators carry
+     into the later tiles unflushed */
   for (int64_t i = 0; i < 6; i++)
     for (int64_t p = 0; p < k; p++) A[i * k + p] = p < 256 ? bf_bits(-80, -78) : 0;
   for (int64_t p = 0; p < 256; p++)
     for (int64_t j = 0; j < n; j++) B[p * n + j] = bf_bits(-61, -60);
   long sub = bf_case("a tiny first tile", A, B, m, k, n);
   CHECK(sub > 0, "a tiny first tile gives subnormal results (%ld)", sub);
-  /* the edge: every product a multiple of 2^-126, sums cancelling to it */
+  /* every product a multiple of 2^-126, sums cancelling to it */
   for (int64_t e = 0; e < m * k; e++) A[e] = (rn() & 1) << 15 | (uint64_t)(127 - 63) << 7;
   for (int64_t e = 0; e < k * n; e++) B[e] = (rn() & 1) << 15 | (rn() % 2 ? (uint64_t)(127 - 63) << 7 : (uint64_t)(127 - 62) << 7 | 0x40);
   bf_case("products 2^-126 and 3 * 2^-126", A, B, m, k, n);
