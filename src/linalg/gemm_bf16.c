@@ -12,10 +12,10 @@
    retires one 512-bit instruction per about four of VFMADD's, so its 64
    flops an instruction run at half the fused multiply-add's rate (docs/
    linalg.md). Widening costs a load and a shift per element per block. */
-#include <stdlib.h>
+
+#include <string.h>
 
 #include "mm.h"
-#include "../base/alloc.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -23,12 +23,6 @@
 /* MR x NR register tiles of z; MC x NC blocks of z per work item; k in
    tiles of KC (even, so pairs never straddle tiles). */
 enum { MR = 12, NR = 32, KC = 256, MC = 16 * MR, NC = 8 * NR };
-
-typedef struct job {
-  nx__mm *P;
-  int64_t iblocks, jblocks, items, chunks;
-  char **scratch;
-} job;
 
 /* The scratch of one chunk. */
 typedef struct space {
@@ -111,10 +105,8 @@ __attribute__((target("avx512f"))) static void micro(const float *ap, const floa
     for (int v = 0; v < 2; v++) _mm512_storeu_ps(c + r * NC + 16 * v, acc[r][v]);
 }
 
-static void item(const job *J, int64_t u, space *S) {
-  const nx__mm *P = J->P;
-  int64_t t = u / (J->iblocks * J->jblocks), rest = u % (J->iblocks * J->jblocks);
-  int64_t i0 = (rest / J->jblocks) * MC, j0 = (rest % J->jblocks) * NC;
+static void item(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
+  space *S = vs;
   int64_t rows = P->m - i0 < MC ? P->m - i0 : MC, cols = P->n - j0 < NC ? P->n - j0 : NC;
   int64_t pa = nx__mm_pos(P, &P->a, t), pb = nx__mm_pos(P, &P->b, t), pz = nx__mm_pos(P, &P->z, t);
   int64_t ips = (rows + MR - 1) / MR, jps = (cols + NR - 1) / NR;
@@ -130,33 +122,9 @@ static void item(const job *J, int64_t u, space *S) {
   nx__mm_store(P, pz, i0, j0, rows, cols, S->c, NC);
 }
 
-static void task(void *vj, int64_t u0, int64_t u1) {
-  const job *J = vj;
-  for (int64_t c = u0; c < u1; c++) {
-    space *S = (space *)J->scratch[c];
-    int64_t i0 = c * J->items / J->chunks, i1 = (c + 1) * J->items / J->chunks;
-    for (int64_t u = i0; u < i1; u++) item(J, u, S);
-  }
-}
-
 bool nx__mm_bf16(nx__mm *P) {
   if (nx__mm_level() < NX__MM_AVX512 || P->a.dt != NX_BFLOAT16 || P->b.dt != NX_BFLOAT16) return false;
-  job J = {P, (P->m + MC - 1) / MC, (P->n + NC - 1) / NC, 0, 0, NULL};
-  J.items = P->count * J.iblocks * J.jblocks;
-  double flops = 2.0 * (double)P->m * (double)P->n * (double)P->k * (double)P->count;
-  int64_t chunks = flops < 2e6 ? 1 : 4 * (int64_t)nx_num_threads();
-  J.chunks = chunks < J.items ? chunks : J.items;
-  J.scratch = nx__mm_scratch(P, sizeof(char *) * (size_t)J.chunks);
-  int64_t made = 0;
-  if (J.scratch)
-    for (; made < J.chunks; made++)
-      if (!(J.scratch[made] = nx__mm_scratch(P, sizeof(space)))) break;
-  if (made == J.chunks) {
-    if (J.chunks == 1) task(&J, 0, 1);
-    else nx__parallel(J.chunks, J.chunks, task, &J);
-  }
-  for (int64_t c = 0; c < made; c++) nx__free(J.scratch[c]);
-  nx__free(J.scratch);
+  nx__mm_blocks(P, MC, NC, sizeof(space), item);
   return true;
 }
 #else

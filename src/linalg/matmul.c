@@ -208,7 +208,7 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   else if (cl == M_F32) {
     if (!nx__mm_bf16(&P)) nx__mm_f32(&P);
   }
-  else nx__mm_int(&P);
+  else if (!nx__mm_int8(&P)) nx__mm_int(&P);
   if (zbuf) {
     if (!P.status) nx__mm_unpack(&P, &z0, zbuf, P.m, P.n);
     nx__free(zbuf);

@@ -48,6 +48,20 @@ void nx__mm_f32(nx__mm *P);
    below NX__MM_AVX512 or the operands are not both bfloat16. */
 bool nx__mm_bf16(nx__mm *P);
 
+/* The products of two int8 operands by VPDPBUSD, bit for bit the integer
+   kernel's; false (nothing done) where the level is below
+   NX__MM_AVX512_VNNI, the operands are not both int8, or z has 64 bits and
+   k is 2^17 or more (the sum could then leave 32 bits). */
+bool nx__mm_int8(nx__mm *P);
+
+/* Runs a blocked kernel: item(P, t, i0, j0, space) computes the block of
+   product t's z from row i0 and column j0 (mc x nc, or what is left), with
+   `space` bytes of scratch of its own; blocks in chunks on the pool (one
+   chunk below 2e6 operations). Sets P's status where scratch cannot be
+   made, and then runs nothing. */
+typedef void (*nx__mm_item_fn)(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *space);
+void nx__mm_blocks(nx__mm *P, int64_t mc, int64_t nc, size_t space, nx__mm_item_fn item);
+
 /* Stores the rows x cols float32 accumulations c (row stride ldc) into z's
    matrix at position pz, rows from i0 and columns from j0, each rounded once
    into z's dtype by the store rule. */

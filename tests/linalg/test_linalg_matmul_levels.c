@@ -184,12 +184,72 @@ static void bf16_cases(void) {
   free(A), free(B);
 }
 
+/* z = a b for int8 a (m x k) and b (k x n) into zt, every layout kind, z's
+   bits against the sum of products modulo 2^64 cut to z's width. */
+static void i8_case(const char *what, const int8_t *A, const int8_t *B, int64_t m, int64_t k, int64_t n, nx_dtype zt) {
+  uint64_t *xa = calloc((size_t)(m * k) + 1, sizeof *xa), *xb = calloc((size_t)(k * n) + 1, sizeof *xb);
+  for (int64_t e = 0; e < m * k; e++) xa[e] = (uint8_t)A[e];
+  for (int64_t e = 0; e < k * n; e++) xb[e] = (uint8_t)B[e];
+  int zbits = nx_dtype_bits(zt);
+  uint64_t mask = zbits == 64 ? ~0ull : (1ull << zbits) - 1;
+  nx_dtype uz = zbits == 8 ? NX_UINT8 : zbits == 16 ? NX_UINT16 : zbits == 32 ? NX_UINT32 : NX_UINT64;
+  for (int kind = 0; kind < 3; kind++) {
+    nx_array *a = raw(NX_INT8, NX_UINT8, xa, m, k, kind), *b = raw(NX_INT8, NX_UINT8, xb, k, n, (kind + 2) % 3),
+             *z = NULL;
+    int64_t zs[2] = {m, n};
+    CHECK(a && b && nx_array_host(zt, zs, 2, &z) == 0, "%s: operands", what);
+    int s = nx_matmul(z, a, b);
+    CHECK(s == 0, "%s: %s", what, nx_error_message());
+    uint64_t *got = bits_out(z, uz, m * n);
+    long bad = 0;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        uint64_t acc = 0;
+        for (int64_t p = 0; p < k; p++) acc += (uint64_t)(int64_t)A[i * k + p] * (uint64_t)(int64_t)B[p * n + j];
+        bad += (got[i * n + j] & mask) != (acc & mask);
+      }
+    CHECK(bad == 0, "%s (level %d, layouts %d, z %s): %ld of %lld wrong", what, nx__mm_level(), kind,
+          nx_dtype_name(zt), bad, (long long)(m * n));
+    free(got);
+    nx_array_free(a), nx_array_free(b), nx_array_free(z);
+  }
+  free(xa), free(xb);
+}
+
+static void int8_cases(void) {
+  const int64_t m = 14, k = 1031, n = 37; /* k past a tile of 1024 and not a multiple of 4 */
+  int8_t *A = malloc((size_t)(m * k)), *B = malloc((size_t)(k * n));
+  for (int64_t e = 0; e < m * k; e++) A[e] = (int8_t)rn();
+  for (int64_t e = 0; e < k * n; e++) B[e] = (int8_t)rn();
+  static const nx_dtype zts[] = {NX_INT32, NX_INT8, NX_UINT16, NX_INT64};
+  for (size_t q = 0; q < sizeof zts / sizeof *zts; q++) i8_case("random", A, B, m, k, n, zts[q]);
+  i8_case("random, k = 1", A, B, m, 1, n, NX_INT32);
+  i8_case("random, k = 3", A, B, m, 3, n, NX_INT32);
+  /* the extremes: every pair of -128, -1, 0, 1 and 127 */
+  static const int8_t ext[] = {-128, -1, 0, 1, 127};
+  for (int64_t e = 0; e < m * k; e++) A[e] = ext[rn() % 5];
+  for (int64_t e = 0; e < k * n; e++) B[e] = ext[rn() % 5];
+  i8_case("extremes", A, B, m, k, n, NX_INT32);
+  i8_case("extremes", A, B, m, k, n, NX_INT64);
+  free(A), free(B);
+  /* -128 x -128 over k = 2^17 + 5: the sum 2^31 + 5 * 2^14 wraps in int32
+     (and a 64-bit z, which needs the whole sum, takes the integer kernel) */
+  const int64_t kw = (1 << 17) + 5;
+  int8_t *wa = malloc((size_t)(2 * kw)), *wb = malloc((size_t)(kw * 3));
+  memset(wa, 0x80, (size_t)(2 * kw));
+  memset(wb, 0x80, (size_t)(kw * 3));
+  i8_case("-128 x -128, wrapping", wa, wb, 2, kw, 3, NX_INT32);
+  i8_case("-128 x -128, 64 bits", wa, wb, 2, kw, 3, NX_INT64);
+  free(wa), free(wb);
+}
+
 int main(void) {
   int best = nx__mm_levels();
   printf("levels 0 to %d\n", best);
   for (int level = 0; level <= best; level++) {
     nx__mm_force(level);
     bf16_cases();
+    int8_cases();
   }
   nx__mm_force(-1);
   return check_done();
