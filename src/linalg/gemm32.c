@@ -6,8 +6,9 @@
      acc = +0;  for p = 0, 2, 4, ..:  acc = fma(a[i, p+1], b[p+1, j], acc)
                                       acc = fma(a[i, p], b[p, j], acc)
    (the first step skipped where p+1 = k), stored once into z's dtype by the
-   store rule. The order is VDPBF16PS's, so that the bfloat16 kernel
-   (gemm_bf16.c) computes the same bits. The vector kernel keeps it: its
+   store rule. The order is the one VDPBF16PS computes, so that a kernel on
+   it could give the same bits; the packed kernel (gemm_wide.c) keeps it
+   too. The vector kernel keeps it: its
    lanes are different j, each lane's pairs ascend, and a fused multiply-add
    is the same operation in a lane as in fmaf. */
 #include <math.h>

@@ -43,10 +43,11 @@ void nx__mm_force(int level);
 /* The products by the float32 kernel (operands of 32 bits or fewer). */
 void nx__mm_f32(nx__mm *P);
 
-/* The products of two bfloat16 operands by a packed AVX-512F kernel, bit
-   for bit the float32 kernel's; false (nothing done) where the level is
-   below NX__MM_AVX512 or the operands are not both bfloat16. */
-bool nx__mm_bf16(nx__mm *P);
+/* The products of two bfloat16 or two float32 operands by a packed
+   AVX-512F kernel, bit for bit the float32 kernel's; false (nothing done)
+   where the level is below NX__MM_AVX512 or the operands are not both
+   bfloat16 or both float32. */
+bool nx__mm_wide(nx__mm *P);
 
 /* The products of two int8 operands by VPDPBUSD, bit for bit the integer
    kernel's; false (nothing done) where the level is below

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The work of the blocked kernels (gemm_bf16.c, gemm_int8.c): z's blocks
+/* The work of the blocked kernels (gemm_wide.c, gemm_int8.c): z's blocks
    cut into chunks, about four a thread, each chunk with its own scratch. */
 #include "mm.h"
 #include "../base/alloc.h"

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* bfloat16 x bfloat16 products on AVX-512F, bit for bit the float32
-   kernel's chain (gemm32.c): panels of a and b are widened to float32 (a
-   shift, exact) once per block, and a 6 x 64 register tile runs the chain
-   with vector fused multiply-adds, the pairs of k ascending, the odd
-   element of each pair first.
+/* Products of two bfloat16 or two float32 operands on AVX-512F: panels of
+   a and b converted to float32 (bfloat16 widened by a shift, exact) once
+   per block, and a 12 x 32 register tile runs the float32 kernel's chain
+   (gemm32.c) with vector fused multiply-adds, the pairs of k ascending, the
+   odd element of each pair first: bit for bit the float32 kernel.
 
-   Not VDPBF16PS, although it computes this very chain (measured: the odd
-   product added and rounded, then the even one, in 32 million lanes): it
-   flushes subnormal inputs, accumulators and results, which needs a
-   scalar path for blocks that could meet them, and on this machine it
-   retires one 512-bit instruction per about four of VFMADD's, so its 64
-   flops an instruction run at half the fused multiply-add's rate (docs/
-   linalg.md). Widening costs a load and a shift per element per block. */
-
+   bfloat16 does not use VDPBF16PS, although it computes this very chain
+   (measured: the odd product added and rounded, then the even one, in 32
+   million lanes): it flushes subnormal inputs, accumulators and results,
+   which needs a scalar path for blocks that could meet them, and on this
+   machine it retires one 512-bit instruction per about four of VFMADD's,
+   so its 64 flops an instruction run at half the fused multiply-add's rate
+   (docs/linalg.md). float32 runs here only where BLAS's own kernel is not
+   an AVX-512 one (blas.h). */
 #include <string.h>
 
 #include "mm.h"
@@ -31,13 +31,25 @@ typedef struct space {
   float c[MC * NC];  /* z's block, row stride NC */
 } space;
 
-static inline float widen(const char *base, int64_t e) {
+/* The element at position e as a float32: bfloat16 widened, or float32. */
+static inline float widen(nx_dtype dt, const char *base, int64_t e) {
+  float f;
+  if (dt == NX_FLOAT32) {
+    memcpy(&f, base + e * 4, 4);
+    return f;
+  }
   uint16_t h;
   memcpy(&h, base + e * 2, 2);
   uint32_t u = (uint32_t)h << 16;
-  float f;
   memcpy(&f, &u, 4);
   return f;
+}
+
+/* 16 contiguous elements from position e as float32. */
+__attribute__((target("avx512f"))) static inline __m512 widen16(nx_dtype dt, const char *base, int64_t e) {
+  if (dt == NX_FLOAT32) return _mm512_loadu_ps(base + e * 4);
+  __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(base + e * 2)));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
 }
 
 /* a's rows i0.. (rows of them, the rest of the last panel zeros) over k0 .. k0+kc. */
@@ -53,11 +65,8 @@ __attribute__((target("avx512f"))) static void pack_a(const nx__mm *P, int64_t p
       continue;
     }
     if (cs == 1)
-      for (; p + 16 <= kc; p += 16) {
-        __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(base + (e + p) * 2)));
-        _mm512_storeu_si512(d + p, _mm512_slli_epi32(h, 16));
-      }
-    for (; p < kc; p++) d[p] = widen(base, e + p * cs);
+      for (; p + 16 <= kc; p += 16) _mm512_storeu_ps(d + p, widen16(P->a.dt, base, e + p));
+    for (; p < kc; p++) d[p] = widen(P->a.dt, base, e + p * cs);
   }
 }
 
@@ -72,11 +81,8 @@ __attribute__((target("avx512f"))) static void pack_b(const nx__mm *P, int64_t p
     for (int64_t p = 0; p < kc; p++) {
       int64_t e = pb + (k0 + p) * rs + (j0 + jp * NR) * cs, j = 0;
       if (cs == 1)
-        for (; j + 16 <= nj; j += 16) {
-          __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(base + (e + j) * 2)));
-          _mm512_storeu_si512(d + p * NR + j, _mm512_slli_epi32(h, 16));
-        }
-      for (; j < nj; j++) d[p * NR + j] = widen(base, e + j * cs);
+        for (; j + 16 <= nj; j += 16) _mm512_storeu_ps(d + p * NR + j, widen16(P->b.dt, base, e + j));
+      for (; j < nj; j++) d[p * NR + j] = widen(P->b.dt, base, e + j * cs);
       for (; j < NR; j++) d[p * NR + j] = 0;
     }
   }
@@ -122,13 +128,14 @@ static void item(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
   nx__mm_store(P, pz, i0, j0, rows, cols, S->c, NC);
 }
 
-bool nx__mm_bf16(nx__mm *P) {
-  if (nx__mm_level() < NX__MM_AVX512 || P->a.dt != NX_BFLOAT16 || P->b.dt != NX_BFLOAT16) return false;
+bool nx__mm_wide(nx__mm *P) {
+  nx_dtype dt = P->a.dt;
+  if (nx__mm_level() < NX__MM_AVX512 || P->b.dt != dt || (dt != NX_BFLOAT16 && dt != NX_FLOAT32)) return false;
   nx__mm_blocks(P, MC, NC, sizeof(space), item);
   return true;
 }
 #else
-bool nx__mm_bf16(nx__mm *P) {
+bool nx__mm_wide(nx__mm *P) {
   (void)P;
   return false;
 }
