@@ -37,7 +37,8 @@ NX_API bool nx_have_lapack(void);
    (the product goes through scratch space then).
    Dtypes:
    - z, a and b all float32, all float64, all complex64 or all complex128:
-     BLAS (float32 without BLAS: the float32 kernel);
+     BLAS (float32 without BLAS, or where BLAS's float32 kernel is not an
+     AVX-512 one on an AVX-512 CPU: nx's float32 kernel);
    - z, a and b floats of 32 bits or fewer, not all float32 (any mix:
      bfloat16, float16, the 8- and 4-bit floats, float32): the float32
      kernel: a's and b's elements converted exactly to float32 tile by
