@@ -78,6 +78,18 @@ __attribute__((target("avx512f"))) static void pack_b(const nx__mm *P, int64_t p
   for (int64_t jp = 0; jp * NR < cols; jp++) {
     float *d = bp + jp * NR * kc;
     int64_t nj = cols - jp * NR < NR ? cols - jp * NR : NR;
+    if (cs != 1 && rs == 1) {
+      /* b's columns contiguous (a transposed b): 16 of k at a time, scattered */
+      const __m512i at = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                            _mm512_set1_epi32(NR));
+      for (int64_t j = 0; j < NR; j++) {
+        int64_t e = pb + k0 + (j0 + jp * NR + j) * cs, p = 0;
+        if (j < nj)
+          for (; p + 16 <= kc; p += 16) _mm512_i32scatter_ps(d + p * NR + j, at, widen16(P->b.dt, base, e + p), 4);
+        for (; p < kc; p++) d[p * NR + j] = j < nj ? widen(P->b.dt, base, e + p) : 0;
+      }
+      continue;
+    }
     for (int64_t p = 0; p < kc; p++) {
       int64_t e = pb + (k0 + p) * rs + (j0 + jp * NR) * cs, j = 0;
       if (cs == 1)
