@@ -37,12 +37,16 @@ NX_API bool nx_have_lapack(void);
    (the product goes through scratch space then).
    Dtypes:
    - z, a and b all float32, all float64, all complex64 or all complex128:
-     BLAS (float32 without BLAS: the float32 kernel);
+     BLAS (float32 without BLAS, or where BLAS's float32 kernel is not an
+     AVX-512 one on an AVX-512 CPU: nx's float32 kernel);
    - z, a and b floats of 32 bits or fewer, not all float32 (any mix:
      bfloat16, float16, the 8- and 4-bit floats, float32): the float32
      kernel: a's and b's elements converted exactly to float32 tile by
-     tile, each z element the float32 chain acc = fma(a[i,p], b[p,j], acc)
-     for p = 0 .. k-1 from acc = +0, stored once into z's dtype;
+     tile, each z element one float32 chain from acc = +0 over the pairs
+     p = 0, 2, 4, ..: acc = fma(a[i,p+1], b[p+1,j], acc) (where p+1 < k),
+     then acc = fma(a[i,p], b[p,j], acc), stored once into z's dtype (the
+     order of the AVX512-BF16 dot product, which bfloat16 x bfloat16 runs
+     on where the CPU has it, with the same bits);
    - z, a and b integers (any widths, signed or unsigned): products and
      sums wrap modulo 2^64, z keeps the low bits;
    - any other mix is NX_WRONG_DTYPE; bool and bit are declined.

@@ -3,6 +3,7 @@
 #include "blas.h"
 
 #include <pthread.h>
+#include <strings.h>
 
 #include "nx_linalg.h"
 
@@ -17,6 +18,16 @@ bool nx_have_blas(void) { return true; }
 bool nx__blas_dtype(nx_dtype dt) {
   return dt == NX_FLOAT32 || dt == NX_FLOAT64 || dt == NX_COMPLEX64 || dt == NX_COMPLEX128;
 }
+
+/* The cores of OpenBLAS's AVX-512 kernels, as openblas_get_corename names them. */
+static bool avx512_core(const char *name) {
+  static const char *const cores[] = {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"};
+  for (size_t i = 0; name && i < sizeof cores / sizeof *cores; i++)
+    if (!strcasecmp(name, cores[i])) return true;
+  return false;
+}
+
+bool nx__blas_avx512(void) { return avx512_core(openblas_get_corename()); }
 
 void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc) {
   pthread_once(&once, one_thread);
@@ -39,6 +50,7 @@ void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__g
 }
 #else
 bool nx_have_blas(void) { return false; }
+bool nx__blas_avx512(void) { return false; }
 bool nx__blas_dtype(nx_dtype dt) {
   (void)dt;
   return false;

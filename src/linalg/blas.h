@@ -22,6 +22,11 @@ typedef struct nx__gm {
 /* Whether BLAS computes products of dt (and the build has it). */
 bool nx__blas_dtype(nx_dtype dt);
 
+/* Whether BLAS's float32 kernel uses AVX-512: false where OpenBLAS chose
+   a core without (Debian's 0.3.21 does not recognise Sapphire Rapids and
+   picks Prescott's unless OPENBLAS_CORETYPE names one), and without BLAS. */
+bool nx__blas_avx512(void);
+
 /* c (m x n, row-major, ldc) = a (m x k) * b (k x n) in dt, one serial call;
    m, n, k and the leading dimensions fit an int (the caller checks). */
 void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc);

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The float32 kernel: products of floats of 32 bits or fewer. Tiles of a and
    b are converted exactly to float32 (a tile at a time, never a whole
-   operand), and each element of z is one float32 chain
-     acc = +0;  for p = 0 .. k-1:  acc = fma(a[i, p], b[p, j], acc)
-   stored once into z's dtype by the store rule. The vector kernel keeps that
-   order: its lanes are different j, each lane's p ascends, and a fused
-   multiply-add is the same operation in a lane as in fmaf. */
+   operand), and each element of z is one float32 chain over the pairs of p
+   in ascending order, the odd one of each pair first:
+     acc = +0;  for p = 0, 2, 4, ..:  acc = fma(a[i, p+1], b[p+1, j], acc)
+                                      acc = fma(a[i, p], b[p, j], acc)
+   (the first step skipped where p+1 = k), stored once into z's dtype by the
+   store rule. The order is the one VDPBF16PS computes, so that a kernel on
+   it could give the same bits; the packed kernel (gemm_wide.c) keeps it
+   too. The vector kernel keeps it: its
+   lanes are different j, each lane's pairs ascend, and a fused multiply-add
+   is the same operation in a lane as in fmaf. */
 #include <math.h>
 #include <stdlib.h>
 
+#include "../kernels/cast_internal.h"
 #include "../kernels/elem.h"
 #include "mm.h"
 #include "../base/alloc.h"
@@ -72,9 +78,13 @@ static inline float ld(const src *s, int64_t e) {
    (kb x MR) and bt (kb x NB). */
 static void micro(const float *at, const float *bt, int64_t kb, float *c) {
   for (int r = 0; r < MR; r++)
-    for (int64_t p = 0; p < kb; p++) {
-      float a = at[p * MR + r];
-      for (int j = 0; j < NB; j++) c[r * NB + j] = fmaf(a, bt[p * NB + j], c[r * NB + j]);
+    for (int64_t p = 0; p < kb; p += 2) {
+      float a0 = at[p * MR + r], a1 = p + 1 < kb ? at[(p + 1) * MR + r] : 0;
+      for (int j = 0; j < NB; j++) {
+        float x = c[r * NB + j];
+        if (p + 1 < kb) x = fmaf(a1, bt[(p + 1) * NB + j], x);
+        c[r * NB + j] = fmaf(a0, bt[p * NB + j], x);
+      }
     }
 }
 
@@ -83,18 +93,21 @@ __attribute__((target("avx512f"))) static void micro512(const float *at, const f
   __m512 acc[MR][4];
   for (int r = 0; r < MR; r++)
     for (int q = 0; q < 4; q++) acc[r][q] = _mm512_loadu_ps(c + r * NB + 16 * q);
-  for (int64_t p = 0; p < kb; p++) {
-    const float *b = bt + p * NB;
-    __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), b2 = _mm512_loadu_ps(b + 32),
-           b3 = _mm512_loadu_ps(b + 48);
-    for (int r = 0; r < MR; r++) {
-      __m512 a = _mm512_set1_ps(at[p * MR + r]);
-      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
-      acc[r][2] = _mm512_fmadd_ps(a, b2, acc[r][2]);
-      acc[r][3] = _mm512_fmadd_ps(a, b3, acc[r][3]);
+  /* p+1 then p: kb is even but in the last tile */
+  for (int64_t p0 = 0; p0 < kb; p0 += 2)
+    for (int64_t p = p0 + 1 < kb ? p0 + 1 : p0;; p--) {
+      const float *b = bt + p * NB;
+      __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16), b2 = _mm512_loadu_ps(b + 32),
+             b3 = _mm512_loadu_ps(b + 48);
+      for (int r = 0; r < MR; r++) {
+        __m512 a = _mm512_set1_ps(at[p * MR + r]);
+        acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+        acc[r][2] = _mm512_fmadd_ps(a, b2, acc[r][2]);
+        acc[r][3] = _mm512_fmadd_ps(a, b3, acc[r][3]);
+      }
+      if (p == p0) break;
     }
-  }
   for (int r = 0; r < MR; r++)
     for (int q = 0; q < 4; q++) _mm512_storeu_ps(c + r * NB + 16 * q, acc[r][q]);
 }
@@ -146,12 +159,24 @@ static void item(const job *J, int64_t u, float *bt, float *at, float *cacc) {
       J->fn(at, bt, kb, cacc + i0 * NB);
     }
   }
+  nx__mm_store(P, pz, s0, j0, rows, nb, cacc, NB);
+}
+
+void nx__mm_store(const nx__mm *P, int64_t pz, int64_t i0, int64_t j0, int64_t rows, int64_t cols, const float *c,
+                  int64_t ldc) {
   nx_dtype zt = P->z.dt;
   int zbits = nx_dtype_bits_of(zt);
-  for (int64_t i = 0; i < rows; i++)
-    for (int64_t j = 0; j < nb; j++) {
-      int64_t e = pz + (s0 + i) * P->z.rs + (j0 + j) * P->z.cs;
-      float f = cacc[i * NB + j];
+  for (int64_t i = 0; i < rows; i++) {
+    /* a row of z that lies contiguous: the cast's vector path, the store rule too */
+    int64_t e0 = pz + (i0 + i) * P->z.rs + j0;
+    if (P->z.cs == 1 && zt == NX_FLOAT32) {
+      memcpy(P->z.base + e0 * 4, c + i * ldc, sizeof(float) * (size_t)cols);
+      continue;
+    }
+    if (P->z.cs == 1 && zbits >= 8 && nx__cast_fast(zt, P->z.base, e0, NX_FLOAT32, c + i * ldc, 0, cols)) continue;
+    for (int64_t j = 0; j < cols; j++) {
+      int64_t e = pz + (i0 + i) * P->z.rs + (j0 + j) * P->z.cs;
+      float f = c[i * ldc + j];
       if (zt == NX_FLOAT32) memcpy(P->z.base + e * 4, &f, 4);
       else {
         nx__arg r = zbits >= 8 ? (nx__arg){P->z.base + e * (zbits / 8), 0, 0} : (nx__arg){P->z.base, e, 0};
@@ -159,6 +184,7 @@ static void item(const job *J, int64_t u, float *bt, float *at, float *cacc) {
         nx__store(zt, &r, 0, v);
       }
     }
+  }
 }
 
 static void task(void *vj, int64_t u0, int64_t u1) {
@@ -178,7 +204,7 @@ void nx__mm_f32(nx__mm *P) {
   src_init(&J->b, &P->b);
   J->fn = micro;
 #ifdef NX__X86
-  if (__builtin_cpu_supports("avx512f")) J->fn = micro512;
+  if (nx__mm_level() >= NX__MM_AVX512) J->fn = micro512;
 #endif
   J->sblocks = (P->m + SB - 1) / SB;
   J->jblocks = (P->n + NB - 1) / NB;

@@ -204,9 +204,13 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
     P.z.rs = P.n;
     P.z.cs = 1;
   }
-  if (cl == M_BLAS) nx__mm_blas(&P);
-  else if (cl == M_F32) nx__mm_f32(&P);
-  else nx__mm_int(&P);
+  if (cl == M_BLAS) {
+    /* float32 where BLAS's kernel is not an AVX-512 one: the packed kernel */
+    if (!(P.z.dt == NX_FLOAT32 && !nx__blas_avx512() && nx__mm_wide(&P))) nx__mm_blas(&P);
+  } else if (cl == M_F32) {
+    if (!nx__mm_wide(&P)) nx__mm_f32(&P);
+  } else if (!nx__mm_int8(&P))
+    nx__mm_int(&P);
   if (zbuf) {
     if (!P.status) nx__mm_unpack(&P, &z0, zbuf, P.m, P.n);
     nx__free(zbuf);

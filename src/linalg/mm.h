@@ -29,8 +29,45 @@ typedef struct nx__mm {
 /* The position of matrix t's [0, 0] in o. */
 int64_t nx__mm_pos(const nx__mm *P, const nx__mop *o, int64_t t);
 
+/* The instruction levels of the kernels, each computing the same bits:
+   portable C, AVX-512F (the float32 kernel's vector micro-kernel and the
+   bfloat16 kernel), and AVX-512 with BW and VNNI (int8 products). */
+enum { NX__MM_PLAIN, NX__MM_AVX512, NX__MM_AVX512_VNNI };
+
+/* The level in use (the best this CPU has unless forced); the best; and,
+   for tests, forcing one (-1 or above the best: the best). */
+int nx__mm_level(void);
+int nx__mm_levels(void);
+void nx__mm_force(int level);
+
 /* The products by the float32 kernel (operands of 32 bits or fewer). */
 void nx__mm_f32(nx__mm *P);
+
+/* The products of two bfloat16 or two float32 operands by a packed
+   AVX-512F kernel, bit for bit the float32 kernel's; false (nothing done)
+   where the level is below NX__MM_AVX512 or the operands are not both
+   bfloat16 or both float32. */
+bool nx__mm_wide(nx__mm *P);
+
+/* The products of two int8 operands by VPDPBUSD, bit for bit the integer
+   kernel's; false (nothing done) where the level is below
+   NX__MM_AVX512_VNNI, the operands are not both int8, or z has 64 bits and
+   k is 2^17 or more (the sum could then leave 32 bits). */
+bool nx__mm_int8(nx__mm *P);
+
+/* Runs a blocked kernel: item(P, t, i0, j0, space) computes the block of
+   product t's z from row i0 and column j0 (mc x nc, or what is left), with
+   `space` bytes of scratch of its own; blocks in chunks on the pool (one
+   chunk below 2e6 operations). Sets P's status where scratch cannot be
+   made, and then runs nothing. */
+typedef void (*nx__mm_item_fn)(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *space);
+void nx__mm_blocks(nx__mm *P, int64_t mc, int64_t nc, size_t space, nx__mm_item_fn item);
+
+/* Stores the rows x cols float32 accumulations c (row stride ldc) into z's
+   matrix at position pz, rows from i0 and columns from j0, each rounded once
+   into z's dtype by the store rule. */
+void nx__mm_store(const nx__mm *P, int64_t pz, int64_t i0, int64_t j0, int64_t rows, int64_t cols, const float *c,
+                  int64_t ldc);
 
 /* The products of integers, wrapping modulo 2^64. */
 void nx__mm_int(nx__mm *P);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The instruction level of the matrix kernels: the best the CPU has, or a
+   lower one a test forces (every level computes the same bits). */
+#include <stdatomic.h>
+
+#include "mm.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static int best_level(void) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512f")) return NX__MM_PLAIN;
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) return NX__MM_AVX512_VNNI;
+  return NX__MM_AVX512;
+}
+#else
+static int best_level(void) { return NX__MM_PLAIN; }
+#endif
+
+/* -1 until chosen: every thread that chooses it chooses the same. */
+static _Atomic int level = -1;
+
+int nx__mm_level(void) {
+  int l = atomic_load_explicit(&level, memory_order_relaxed);
+  if (l < 0) atomic_store_explicit(&level, l = best_level(), memory_order_relaxed);
+  return l;
+}
+
+int nx__mm_levels(void) { return best_level(); }
+
+void nx__mm_force(int l) {
+  int best = best_level();
+  atomic_store_explicit(&level, l < 0 || l > best ? best : l, memory_order_relaxed);
+}
