@@ -5,23 +5,8 @@
 #include "typed_defs.h"
 #include "typed_x86.h"
 
-#define NX__SUF _base
-#define NX__TGT
-#include "typed_cast_loops.h"
-#undef NX__SUF
-#undef NX__TGT
-#if defined(NX__TYPED_X86)
-#define NX__SUF _avx2
-#define NX__TGT NX__TGT_AVX2
-#include "typed_cast_loops.h"
-#undef NX__SUF
-#undef NX__TGT
-#define NX__SUF _512
-#define NX__TGT NX__TGT_512
-#include "typed_cast_loops.h"
-#undef NX__SUF
-#undef NX__TGT
-#endif
+#define NX__LOOPS "typed_cast_loops.h"
+#include "typed_levels.h"
 
 /* The index of dt in the tables, or -1. */
 static int index_of(nx_dtype dt) {

@@ -13,23 +13,8 @@ typedef struct nx__typed_elem {
   nx__wh_fn wh[4];       /* elements of 1, 2, 4, 8 bytes */
 } nx__typed_elem;
 
-#define NX__SUF _base
-#define NX__TGT
-#include "typed_elem_loops.h"
-#undef NX__SUF
-#undef NX__TGT
-#if defined(NX__TYPED_X86)
-#define NX__SUF _avx2
-#define NX__TGT NX__TGT_AVX2
-#include "typed_elem_loops.h"
-#undef NX__SUF
-#undef NX__TGT
-#define NX__SUF _512
-#define NX__TGT NX__TGT_512
-#include "typed_elem_loops.h"
-#undef NX__SUF
-#undef NX__TGT
-#endif
+#define NX__LOOPS "typed_elem_loops.h"
+#include "typed_levels.h"
 
 static const nx__typed_elem *loops(void) {
   switch (nx__typed_level()) {
