@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The work of the blocked kernels (gemm_wide.c, gemm_int8.c): z's blocks
-   cut into chunks, about four a thread, each chunk with its own scratch. */
+   cut into chunks, about four a thread, each chunk with its own scratch
+   (aligned to 64 bytes, a cache line and a vector). */
 #include "mm.h"
 #include "../base/alloc.h"
 
@@ -32,7 +33,10 @@ void nx__mm_blocks(nx__mm *P, int64_t mc, int64_t nc, size_t space, nx__mm_item_
   int64_t made = 0;
   if (J.space)
     for (; made < J.chunks; made++)
-      if (!(J.space[made] = nx__mm_scratch(P, space))) break;
+      if (!(J.space[made] = nx__aligned_alloc(64, (space + 63) / 64 * 64))) {
+        P->status = NX_ENOMEM;
+        break;
+      }
   if (made == J.chunks) {
     if (J.chunks == 1) task(&J, 0, 1);
     else nx__parallel(J.chunks, J.chunks, task, &J);

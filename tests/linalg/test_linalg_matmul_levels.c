@@ -10,6 +10,8 @@
      tile of k carried into later ones, products past float32's range,
      infinities and NaN), on odd k (the last element alone, an infinity
      there) and on transposed and sliced layouts;
+   - float32 x float32 where the packed kernel runs it: the same chain, on
+     shapes past a block, every layout of a, b and z;
    - int8 x int8 into int32: the sum of products modulo 2^32, on random
      data, on -128 x -128 everywhere (sums that wrap) and on every extreme
      pair, odd k, layouts. */
@@ -19,6 +21,7 @@
 #include "../check.h"
 #include "../common.h"
 #include "nx.h"
+#include "../../src/linalg/blas.h"
 #include "../../src/linalg/mm.h"
 
 static uint64_t seed = 777;
@@ -184,6 +187,62 @@ static void bf16_cases(void) {
   free(A), free(B);
 }
 
+/* A [rows, cols] float32 z laid out as kind 0 (C order), 1 (the transpose
+   of a [cols, rows] array) or 2 (a slice with step 2 of a larger one). */
+static nx_array *z_of(int64_t rows, int64_t cols, int kind) {
+  int64_t big[2] = {kind == 1 ? cols : kind == 2 ? 2 * rows : rows, kind == 1 ? rows : kind == 2 ? 2 * cols : cols};
+  nx_array *u = NULL, *z = NULL;
+  if (nx_array_host(NX_FLOAT32, big, 2, &u)) return NULL;
+  nx_move m;
+  int order[2] = {1, 0};
+  int64_t st[2] = {0, 0}, sp[2] = {2 * rows, 2 * cols}, step[2] = {2, 2};
+  if (kind == 1) nx_move_permute(&m, order, 2);
+  else if (kind == 2) nx_move_slice(&m, st, sp, step, 2);
+  else nx_move_reshape(&m, big, 2);
+  if (nx_array_move(&m, u, &z)) z = NULL;
+  nx_array_free(u);
+  return z;
+}
+
+/* float32 x float32 into float32 where the packed kernel runs it (the CPU
+   has AVX-512F and BLAS's kernel is not an AVX-512 one): the same chain,
+   bit for bit, on shapes past one block of z (192 x 512) and one tile of k
+   (256), with edges in every direction, every layout kind of a, b and z
+   (z contiguous holds the chains itself, other z go through scratch). */
+static void f32_cases(void) {
+  if (nx__mm_level() < NX__MM_AVX512 || nx__blas_avx512()) return;
+  const int64_t m = 200, k = 517, n = 530;
+  uint64_t *A = calloc((size_t)(m * k), sizeof *A), *B = calloc((size_t)(k * n), sizeof *B);
+  uint32_t *ref = calloc((size_t)(m * n), sizeof *ref);
+  for (int64_t e = 0; e < m * k; e++) A[e] = (uint64_t)bf_bits(-20, 20) << 16 | (rn() & 0xffff);
+  for (int64_t e = 0; e < k * n; e++) B[e] = (uint64_t)bf_bits(-20, 20) << 16 | (rn() & 0xffff);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      float acc = 0;
+      for (int64_t p = 0; p < k; p += 2) {
+        if (p + 1 < k) acc = fmaf(flt_of((uint32_t)A[i * k + p + 1]), flt_of((uint32_t)B[(p + 1) * n + j]), acc);
+        acc = fmaf(flt_of((uint32_t)A[i * k + p]), flt_of((uint32_t)B[p * n + j]), acc);
+      }
+      ref[i * n + j] = bits_of_f(acc);
+    }
+  for (int kind = 0; kind < 3; kind++)
+    for (int zk = 0; zk < 3; zk++) {
+      nx_array *a = raw(NX_FLOAT32, NX_UINT32, A, m, k, kind), *b = raw(NX_FLOAT32, NX_UINT32, B, k, n, (kind + 1) % 3),
+               *z = z_of(m, n, zk);
+      CHECK(a && b && z, "float32: operands");
+      CHECK(nx_matmul(z, a, b) == 0, "float32: %s", nx_error_message());
+      uint64_t *got = bits_out(z, NX_UINT32, m * n);
+      long bad = 0, first = -1;
+      for (int64_t e = 0; e < m * n; e++)
+        if (got[e] != ref[e] && !bad++) first = (long)e;
+      CHECK(bad == 0, "float32 (layouts %d, z %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x", kind, zk, bad,
+            (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first], first < 0 ? 0u : ref[first]);
+      free(got);
+      nx_array_free(a), nx_array_free(b), nx_array_free(z);
+    }
+  free(A), free(B), free(ref);
+}
+
 /* z = a b for int8 a (m x k) and b (k x n) into zt, every layout kind, z's
    bits against the sum of products modulo 2^64 cut to z's width. */
 static void i8_case(const char *what, const int8_t *A, const int8_t *B, int64_t m, int64_t k, int64_t n, nx_dtype zt) {
@@ -249,6 +308,7 @@ int main(void) {
   for (int level = 0; level <= best; level++) {
     nx__mm_force(level);
     bf16_cases();
+    f32_cases();
     int8_cases();
   }
   nx__mm_force(-1);
