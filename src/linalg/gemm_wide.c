@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Products of two bfloat16 or two float32 operands on AVX-512F, blocked in
-   the manner of GotoBLAS: per block of z (MC x NC) and tile of k (KC), b's
+   the manner of GotoBLAS: per block of z (up to about 1024 x 1024) and tile of k (KC), b's
    columns are packed once into panels of NR (wide_pack.c), kept in the
    second-level cache, and a's rows a panel of MR at a time, kept in the
    first while the register tile sweeps the block's columns. The tile, 12 x
@@ -24,10 +24,39 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-enum { MR = NX__WMR, NR = NX__WNR, KC = NX__WKC, MC = 16 * MR, NC = 16 * NR };
+enum { MR = NX__WMR, NR = NX__WNR, KC = NX__WKC };
 
-/* The scratch of one chunk, in floats: a's panel, b's panels, z's block. */
-enum { AP = MR * KC + 16, BP = NC * KC, CB = MC * NC };
+/* How many steps of k ahead the tile asks for b's panel. */
+enum { PD = 8 };
+
+/* Whether z holds the chains itself: float32 with contiguous rows. */
+static bool direct(const nx__mm *P) { return P->z.dt == NX_FLOAT32 && P->z.cs == 1; }
+
+/* The largest blocks of z, rows by columns: b's panels of a block (KC x
+   columns) stay in the second-level cache, 1 MiB of it where z holds the
+   chains, half that beside z's float32 block (768 KiB) where it does not;
+   a's panel (MR x KC) in the first-level cache. Few large blocks pack each
+   operand few times (a once per block column, b once per block row). */
+enum { DIRECT_M = 86 * MR, DIRECT_N = 32 * NR, BUFFER_M = 32 * MR, BUFFER_N = 16 * NR };
+
+/* The blocks of P's z: the fewest up to the largest, rows evened out in
+   whole tiles, halved (columns first) until there are two a thread where
+   the product is large enough to share. */
+static void blocks(const nx__mm *P, int64_t *mc, int64_t *nc) {
+  bool own = direct(P);
+  int64_t mx = own ? DIRECT_M : BUFFER_M, nx = own ? DIRECT_N : BUFFER_N;
+  double ops = 2.0 * (double)P->m * (double)P->n * (double)P->k * (double)P->count;
+  int64_t want = ops < 2e6 ? 1 : 2 * (int64_t)nx_num_threads();
+  for (;;) {
+    int64_t bm = (P->m + mx - 1) / mx, rows = (P->m + bm - 1) / bm;
+    *mc = (rows + MR - 1) / MR * MR;
+    *nc = nx;
+    if (P->count * bm * ((P->n + nx - 1) / nx) >= want) return;
+    if (nx > NR && (nx >= mx || mx <= MR)) nx = (nx / 2 + NR - 1) / NR * NR;
+    else if (mx > MR) mx = (mx / 2 + MR - 1) / MR * MR;
+    else return;
+  }
+}
 
 /* One step of k: the tile's accumulators plus a's MR elements (at a) times
    b's NR (at b, aligned). */
@@ -61,6 +90,11 @@ __attribute__((target("avx512f"))) static void micro(const float *ap, const floa
   }
   int64_t p = 0;
   for (; p + 1 < kc; p += 2) {
+    /* b's panel streams from the second-level cache: PD steps ahead */
+    _mm_prefetch((const char *)(bp + (p + PD) * NR), _MM_HINT_T0);
+    _mm_prefetch((const char *)(bp + (p + PD) * NR + 16), _MM_HINT_T0);
+    _mm_prefetch((const char *)(bp + (p + PD + 1) * NR), _MM_HINT_T0);
+    _mm_prefetch((const char *)(bp + (p + PD + 1) * NR + 16), _MM_HINT_T0);
     step(acc, ap + (p + 1) * MR, bp + (p + 1) * NR);
     step(acc, ap + p * MR, bp + p * NR);
   }
@@ -74,12 +108,11 @@ __attribute__((target("avx512f"))) static void micro(const float *ap, const floa
 }
 
 static void item(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
-  float *ap = vs, *bp = ap + AP, *c = bp + BP;
-  int64_t rows = P->m - i0 < MC ? P->m - i0 : MC, cols = P->n - j0 < NC ? P->n - j0 : NC, ldc = NC;
-  int64_t pa = nx__mm_pos(P, &P->a, t), pb = nx__mm_pos(P, &P->b, t), pz = nx__mm_pos(P, &P->z, t);
-  /* a float32 z with contiguous rows holds the chains itself */
-  bool direct = P->z.dt == NX_FLOAT32 && P->z.cs == 1;
-  if (direct) {
+  int64_t rows = P->m - i0 < P->bm ? P->m - i0 : P->bm, cols = P->n - j0 < P->bn ? P->n - j0 : P->bn;
+  int64_t pa = nx__mm_pos(P, &P->a, t), pb = nx__mm_pos(P, &P->b, t), pz = nx__mm_pos(P, &P->z, t), ldc = P->bn;
+  float *ap = vs, *bp = ap + MR * KC + 16, *c = bp + P->bn * KC;
+  bool own = direct(P);
+  if (own) {
     c = (float *)P->z.base + pz + i0 * P->z.rs + j0;
     ldc = P->z.rs;
   }
@@ -89,17 +122,26 @@ static void item(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
     for (int64_t ir = 0; ir < rows; ir += MR) {
       int64_t nr = rows - ir < MR ? rows - ir : MR;
       nx__wide_pack_a(P, pa, i0 + ir, nr, k0, kc, ap);
-      for (int64_t jr = 0; jr < cols; jr += NR)
+      for (int64_t jr = 0; jr < cols; jr += NR) {
+        /* the next tile of z on its way to the cache while this one runs */
+        for (int64_t r = 0; r < nr && jr + NR < cols; r++) {
+          __builtin_prefetch(c + (ir + r) * ldc + jr + NR, 1, 3);
+          __builtin_prefetch(c + (ir + r) * ldc + jr + NR + 16, 1, 3);
+        }
         micro(ap, bp + jr * kc, kc, c + ir * ldc + jr, ldc, nr, cols - jr < NR ? cols - jr : NR, k0 == 0);
+      }
     }
   }
-  if (!direct) nx__mm_store(P, pz, i0, j0, rows, cols, c, NC);
+  if (!own) nx__mm_store(P, pz, i0, j0, rows, cols, c, P->bn);
 }
 
 bool nx__mm_wide(nx__mm *P) {
   nx_dtype dt = P->a.dt;
   if (nx__mm_level() < NX__MM_AVX512 || P->b.dt != dt || (dt != NX_BFLOAT16 && dt != NX_FLOAT32)) return false;
-  nx__mm_blocks(P, MC, NC, sizeof(float) * (AP + BP + CB), item);
+  int64_t mc, nc;
+  blocks(P, &mc, &nc);
+  /* a's panel (and 16 floats a vector store may pass), b's panels, z's block */
+  nx__mm_blocks(P, mc, nc, sizeof(float) * (size_t)(MR * KC + 16 + nc * KC + (direct(P) ? 0 : mc * nc)), item);
   return true;
 }
 #else

@@ -24,6 +24,7 @@ typedef struct nx__mm {
   int64_t m, n, k;
   nx__mop z, a, b;
   int status; /* 0, or NX_ENOMEM where scratch space could not be made */
+  int64_t bm, bn; /* a blocked kernel's blocks of z (nx__mm_blocks sets them) */
 } nx__mm;
 
 /* The position of matrix t's [0, 0] in o. */
@@ -58,7 +59,8 @@ bool nx__mm_int8(nx__mm *P);
 /* Runs a blocked kernel: item(P, t, i0, j0, space) computes the block of
    product t's z from row i0 and column j0 (mc x nc, or what is left), with
    `space` bytes of scratch of its own; blocks in chunks on the pool (one
-   chunk below 2e6 operations). Sets P's status where scratch cannot be
+   chunk below 2e6 operations), after setting P's bm and bn to mc and nc.
+   Sets P's status where scratch cannot be
    made, and then runs nothing. */
 typedef void (*nx__mm_item_fn)(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *space);
 void nx__mm_blocks(nx__mm *P, int64_t mc, int64_t nc, size_t space, nx__mm_item_fn item);

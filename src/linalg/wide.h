@@ -20,7 +20,7 @@ void nx__wide_pack_a(const nx__mm *P, int64_t pa, int64_t i0, int64_t rows, int6
 /* b's columns j0 .. j0+cols (the rest of the last panel zeros) over k0 ..
    k0+kc of matrix position pb, widened to float32 into panels of NR
    columns: panel q's b[k0 + p, j0 + q * NR + j] at bp[q * NR * kc + p * NR
-   + j]. */
+   + j]. bp is aligned to 64 bytes. */
 void nx__wide_pack_b(const nx__mm *P, int64_t pb, int64_t j0, int64_t cols, int64_t k0, int64_t kc, float *bp);
 
 #endif

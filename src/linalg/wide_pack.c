@@ -81,17 +81,18 @@ AVX512 void nx__wide_pack_b(const nx__mm *P, int64_t pb, int64_t j0, int64_t col
                             float *bp) {
   nx_dtype dt = P->b.dt;
   const char *base = P->b.base;
-  int64_t rs = P->b.rs, cs = P->b.cs;
-  for (int64_t q = 0; q * NR < cols; q++) {
+  int64_t rs = P->b.rs, cs = P->b.cs, full = cs == 1 ? cols / NR : 0;
+  /* b's rows contiguous: each row once along, into every full panel */
+  for (int64_t p = 0; p < kc && full; p++)
+    for (int64_t q = 0; q < full; q++) {
+      int64_t e = pb + (k0 + p) * rs + j0 + q * NR;
+      _mm512_store_ps(bp + q * NR * kc + p * NR, widen16(dt, base, e));
+      _mm512_store_ps(bp + q * NR * kc + p * NR + 16, widen16(dt, base, e + 16));
+    }
+  for (int64_t q = full; q * NR < cols; q++) {
     float *d = bp + q * NR * kc;
     int64_t jq = j0 + q * NR, nj = cols - q * NR < NR ? cols - q * NR : NR, p = 0;
-    if (cs == 1 && nj == NR)
-      for (; p < kc; p++) {
-        int64_t e = pb + (k0 + p) * rs + jq;
-        _mm512_storeu_ps(d + p * NR, widen16(dt, base, e));
-        _mm512_storeu_ps(d + p * NR + 16, widen16(dt, base, e + 16));
-      }
-    else if (rs == 1 && cs != 1)
+    if (rs == 1 && cs != 1)
       /* b's columns contiguous (a transposed b): 16 columns by 16 of k */
       for (; p + 16 <= kc; p += 16)
         for (int g = 0; g < NR; g += 16) {
@@ -99,7 +100,7 @@ AVX512 void nx__wide_pack_b(const nx__mm *P, int64_t pb, int64_t j0, int64_t col
           for (int j = 0; j < 16; j++)
             v[j] = g + j < nj ? widen16(dt, base, pb + k0 + p + (jq + g + j) * cs) : _mm512_setzero_ps();
           transpose16(v);
-          for (int s = 0; s < 16; s++) _mm512_storeu_ps(d + (p + s) * NR + g, v[s]);
+          for (int s = 0; s < 16; s++) _mm512_store_ps(d + (p + s) * NR + g, v[s]);
         }
     for (; p < kc; p++)
       for (int j = 0; j < NR; j++) d[p * NR + j] = j < nj ? widen(dt, base, pb + (k0 + p) * rs + (jq + j) * cs) : 0;

@@ -206,12 +206,12 @@ static nx_array *z_of(int64_t rows, int64_t cols, int kind) {
 
 /* float32 x float32 into float32 where the packed kernel runs it (the CPU
    has AVX-512F and BLAS's kernel is not an AVX-512 one): the same chain,
-   bit for bit, on shapes past one block of z (192 x 512) and one tile of k
+   bit for bit, on shapes past one block of z (576 x 512) and one tile of k
    (256), with edges in every direction, every layout kind of a, b and z
    (z contiguous holds the chains itself, other z go through scratch). */
 static void f32_cases(void) {
   if (nx__mm_level() < NX__MM_AVX512 || nx__blas_avx512()) return;
-  const int64_t m = 200, k = 517, n = 530;
+  const int64_t m = 590, k = 301, n = 530;
   uint64_t *A = calloc((size_t)(m * k), sizeof *A), *B = calloc((size_t)(k * n), sizeof *B);
   uint32_t *ref = calloc((size_t)(m * n), sizeof *ref);
   for (int64_t e = 0; e < m * k; e++) A[e] = (uint64_t)bf_bits(-20, 20) << 16 | (rn() & 0xffff);
