@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Products of two bfloat16 or two float32 operands on AVX-512F, blocked in
-   the manner of GotoBLAS: per block of z (up to about 1024 x 1024) and tile of k (KC), b's
+   the manner of GotoBLAS: per block of z (up to 1032 x 1024) and tile of k (KC), b's
    columns are packed once into panels of NR (wide_pack.c), kept in the
    second-level cache, and a's rows a panel of MR at a time, kept in the
    first while the register tile sweeps the block's columns. The tile, 12 x
@@ -33,18 +33,22 @@ enum { PD = 8 };
 static bool direct(const nx__mm *P) { return P->z.dt == NX_FLOAT32 && P->z.cs == 1; }
 
 /* The largest blocks of z, rows by columns: b's panels of a block (KC x
-   columns) stay in the second-level cache, 1 MiB of it where z holds the
-   chains, half that beside z's float32 block (768 KiB) where it does not;
-   a's panel (MR x KC) in the first-level cache. Few large blocks pack each
-   operand few times (a once per block column, b once per block row). */
-enum { DIRECT_M = 86 * MR, DIRECT_N = 32 * NR, BUFFER_M = 32 * MR, BUFFER_N = 16 * NR };
+   columns, 1 MiB) stay in the second-level cache, a's panel (MR x KC) in
+   the first; z's tiles (or the float32 block of the chains, where z does
+   not hold them) are asked for a tile ahead and need not stay in either.
+   Large blocks pack each operand few times: a once per block column, b
+   once per block row. */
+enum { BLOCK_M = 86 * MR, BLOCK_N = 32 * NR };
+
+/* The row stride of the float32 block: a block's width and a cache line
+   more, so that its rows do not all fall in the same sets of the cache. */
+static int64_t block_ld(const nx__mm *P) { return P->bn + 16; }
 
 /* The blocks of P's z: the fewest up to the largest, rows evened out in
    whole tiles, halved (columns first) until there are two a thread where
    the product is large enough to share. */
 static void blocks(const nx__mm *P, int64_t *mc, int64_t *nc) {
-  bool own = direct(P);
-  int64_t mx = own ? DIRECT_M : BUFFER_M, nx = own ? DIRECT_N : BUFFER_N;
+  int64_t mx = BLOCK_M, nx = BLOCK_N;
   double ops = 2.0 * (double)P->m * (double)P->n * (double)P->k * (double)P->count;
   int64_t want = ops < 2e6 ? 1 : 2 * (int64_t)nx_num_threads();
   for (;;) {
@@ -109,7 +113,8 @@ __attribute__((target("avx512f"))) static void micro(const float *ap, const floa
 
 static void item(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
   int64_t rows = P->m - i0 < P->bm ? P->m - i0 : P->bm, cols = P->n - j0 < P->bn ? P->n - j0 : P->bn;
-  int64_t pa = nx__mm_pos(P, &P->a, t), pb = nx__mm_pos(P, &P->b, t), pz = nx__mm_pos(P, &P->z, t), ldc = P->bn;
+  int64_t pa = nx__mm_pos(P, &P->a, t), pb = nx__mm_pos(P, &P->b, t), pz = nx__mm_pos(P, &P->z, t);
+  int64_t ldc = block_ld(P);
   float *ap = vs, *bp = ap + MR * KC + 16, *c = bp + P->bn * KC;
   bool own = direct(P);
   if (own) {
@@ -132,7 +137,7 @@ static void item(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
       }
     }
   }
-  if (!own) nx__mm_store(P, pz, i0, j0, rows, cols, c, P->bn);
+  if (!own) nx__mm_store(P, pz, i0, j0, rows, cols, c, block_ld(P));
 }
 
 bool nx__mm_wide(nx__mm *P) {
@@ -141,7 +146,8 @@ bool nx__mm_wide(nx__mm *P) {
   int64_t mc, nc;
   blocks(P, &mc, &nc);
   /* a's panel (and 16 floats a vector store may pass), b's panels, z's block */
-  nx__mm_blocks(P, mc, nc, sizeof(float) * (size_t)(MR * KC + 16 + nc * KC + (direct(P) ? 0 : mc * nc)), item);
+  nx__mm_blocks(P, mc, nc, sizeof(float) * (size_t)(MR * KC + 16 + nc * KC + (direct(P) ? 0 : mc * (nc + 16))),
+                item);
   return true;
 }
 #else
