@@ -9,8 +9,13 @@
    "nthreads" prints it); "floor_16" times the memory floor of a 16-bit
    binary operation; "threshold" prints, for nx_add and nx_exp on float32 in
    cache at sizes from 256 elements up, the best time on one thread and on
-   two with the serial threshold off; "quit" ends. */
+   two with the serial threshold off; "exp_control" times the control of the
+   thread-scaling case: nx_exp on one thread over each half of exp_f32's
+   rows, one half in the calling thread and one in a plain pthread made for
+   the call, what two threads give on this machine without the pool (run
+   it with the thread count at 1); "quit" ends. */
 #define _POSIX_C_SOURCE 199309L
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +96,38 @@ static void floor16(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n
   }
 #endif
   for (int64_t i = 0; i < n; i++) z[i] = x[i] ^ y[i];
+}
+
+/* The plain-pthread control: halves[0..1] the rows of z and x. */
+typedef struct half {
+  nx_array *z, *x;
+  int status;
+} half;
+
+static void *half_exp(void *arg) {
+  half *h = arg;
+  h->status = nx_exp(h->z, h->x);
+  return NULL;
+}
+
+static nx_array *rows(nx_array *a, int64_t r0, int64_t r1) {
+  nx_move m;
+  int64_t st[2] = {r0, 0}, sp[2] = {r1, SIDE}, step[2] = {1, 1};
+  nx_array *v;
+  nx_move_slice(&m, st, sp, step, 2);
+  if (nx_array_move(&m, a, &v)) die("slice");
+  return v;
+}
+
+static double control(half *h) {
+  pthread_t t;
+  double t0 = now();
+  if (pthread_create(&t, NULL, half_exp, &h[1])) die("pthread_create");
+  half_exp(&h[0]);
+  pthread_join(t, NULL);
+  double dt = now() - t0;
+  if (h[0].status || h[1].status) die("exp_control");
+  return dt;
 }
 
 typedef struct kcase {
@@ -190,12 +227,19 @@ int main(int argc, char **argv) {
       {"floor_16", 3, NULL, bz, b, by, bz},
   };
   int ncases = (int)(sizeof cases / sizeof *cases);
+  half halves[2] = {{rows(z, 0, SIDE / 2), rows(fin[0], 0, SIDE / 2), 0},
+                    {rows(z, SIDE / 2, SIDE), rows(fin[0], SIDE / 2, SIDE), 0}};
   char line[256];
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
     if (strcmp(line, "quit") == 0) break;
     if (strcmp(line, "threshold") == 0) {
       threshold();
+      fflush(stdout);
+      continue;
+    }
+    if (strcmp(line, "exp_control") == 0) {
+      printf("%.9f\n", control(halves));
       fflush(stdout);
       continue;
     }
