@@ -116,6 +116,7 @@ typedef struct job {
   int64_t b0, nb0, nb1; /* axis 0 in pieces of b0, nb0 of them; tiles of axis 1: nb1 */
   int64_t t0, t1;       /* a tiled plan's tile: t0 elements of axis 0 by t1 of axis 1 */
   unsigned packed;      /* bit k: operand k is read through a transposed scratch block */
+  int npacked;          /* how many are */
   int64_t scratch;      /* the bytes of one operand's scratch block */
 } job;
 
@@ -185,6 +186,7 @@ static void tile_of(const nx__plan *P, job *J) {
       lo = b < lo ? b : lo;
       hi = b > hi ? b : hi;
     }
+  J->npacked = n;
   J->t0 = J->t1 = NX__TILE;
   if (!J->packed) return;
   J->t1 = 128 / lo > NX__TILE ? NX__TILE : 128 / lo;
@@ -204,7 +206,7 @@ static void run_tiled(void *ctx, int64_t u0, int64_t u1) {
   const nx__plan *P = J->P;
   nx__arg a[NX__OPS];
   unsigned packed = J->packed;
-  char *scratch = packed ? nx__aligned_alloc(64, (size_t)(NX__PACKED * J->scratch)) : NULL;
+  char *scratch = packed ? nx__aligned_alloc(64, (size_t)(J->npacked * J->scratch)) : NULL;
   if (!scratch) packed = 0;
   for (int64_t u = u0; u < u1; u++) {
     int64_t q1 = u % J->nb1, q0 = (u / J->nb1) % J->nb0, o = u / J->nb1 / J->nb0, pos[NX__OPS];
@@ -243,27 +245,34 @@ static int64_t runs_of(const nx__plan *P, int from) {
   return r;
 }
 
+/* Chunks a thread of a region claims on average: enough that a thread
+   slowed by another process (or started late) leaves the others at most a
+   sixteenth of its share to wait for, few enough that the claims (an
+   atomic add each) cost nothing beside a chunk's work. */
+#define NX__CHUNKS_PER_THREAD 16
+
 static void run(const nx__plan *P, nx__run_fn fn, void *ctx, int threads) {
   if (P->count == 0) return;
-  job J = {P, fn, ctx, P->ext[0], 1, 1, 0, 0, 0, 0};
+  job J = {P, fn, ctx, P->ext[0], 1, 1, 0, 0, 0, 0, 0};
   if (P->tile) {
     tile_of(P, &J);
     J.nb0 = (P->ext[0] + J.t0 - 1) / J.t0;
     J.nb1 = (P->ext[1] + J.t1 - 1) / J.t1;
     int64_t units = runs_of(P, 2) * J.nb0 * J.nb1;
-    if (threads > 1) nx__parallel(units, 4 * (int64_t)threads, run_tiled, &J);
+    if (threads > 1) nx__parallel(units, NX__CHUNKS_PER_THREAD * (int64_t)threads, run_tiled, &J);
     else run_tiled(&J, 0, units);
     return;
   }
   int64_t runs = runs_of(P, 1);
-  if (threads > 1 && runs < 8 * (int64_t)threads) {
+  int64_t chunks = NX__CHUNKS_PER_THREAD * (int64_t)threads;
+  if (threads > 1 && runs < chunks) {
     /* Few long runs: cut axis 0 into pieces of a multiple of 64 elements. */
-    int64_t want = (8 * (int64_t)threads + runs - 1) / runs;
+    int64_t want = (chunks + runs - 1) / runs;
     J.b0 = (P->ext[0] + want - 1) / want;
     J.b0 = (J.b0 + 63) / 64 * 64;
     J.nb0 = (P->ext[0] + J.b0 - 1) / J.b0;
   }
-  if (threads > 1) nx__parallel(runs * J.nb0, 4 * (int64_t)threads, run_flat, &J);
+  if (threads > 1) nx__parallel(runs * J.nb0, chunks, run_flat, &J);
   else run_flat(&J, 0, runs * J.nb0);
 }
 
