@@ -10,12 +10,15 @@
    binary operation; "threshold" prints, for nx_add and nx_exp on float32 in
    cache at sizes from 256 elements up, the best time on one thread and on
    two with the serial threshold off; "exp_control" times the control of the
-   thread-scaling case: nx_exp on one thread over each half of exp_f32's
-   rows, one half in the calling thread and one in a plain pthread made for
-   the call, what two threads give on this machine without the pool (run
-   it with the thread count at 1); "quit" ends. */
+   thread-scaling case: nx_exp on one thread over blocks of exp_f32's rows
+   claimed by the calling thread and a plain pthread made for the call, what
+   two threads give on this machine without the pool (run it with the
+   thread count at 1); "probe <n>" times an FMA loop in registers on n
+   threads at once, whose speed-up tells two cores from two hyperthreads;
+   "quit" ends. */
 #define _POSIX_C_SOURCE 199309L
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,15 +101,22 @@ static void floor16(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n
   for (int64_t i = 0; i < n; i++) z[i] = x[i] ^ y[i];
 }
 
-/* The plain-pthread control: halves[0..1] the rows of z and x. */
-typedef struct half {
-  nx_array *z, *x;
+/* The plain-pthread control of the thread-scaling case: nx_exp on one
+   thread over blocks of CTL_ROWS rows of exp_f32's arrays, claimed through
+   an atomic counter by the calling thread and a pthread made for the call;
+   the pool's scheme without the pool. */
+#define CTL_ROWS 64
+typedef struct ctl {
+  nx_array *z[SIDE / CTL_ROWS], *x[SIDE / CTL_ROWS];
+  atomic_int next;
   int status;
-} half;
+} ctl;
 
-static void *half_exp(void *arg) {
-  half *h = arg;
-  h->status = nx_exp(h->z, h->x);
+static void *ctl_run(void *arg) {
+  ctl *c = arg;
+  int b;
+  while ((b = atomic_fetch_add(&c->next, 1)) < SIDE / CTL_ROWS)
+    if (nx_exp(c->z[b], c->x[b])) c->status = 1;
   return NULL;
 }
 
@@ -119,15 +129,48 @@ static nx_array *rows(nx_array *a, int64_t r0, int64_t r1) {
   return v;
 }
 
-static double control(half *h) {
+static double control(ctl *c) {
   pthread_t t;
   double t0 = now();
-  if (pthread_create(&t, NULL, half_exp, &h[1])) die("pthread_create");
-  half_exp(&h[0]);
+  atomic_store(&c->next, 0);
+  if (pthread_create(&t, NULL, ctl_run, c)) die("pthread_create");
+  ctl_run(c);
   pthread_join(t, NULL);
   double dt = now() - t0;
-  if (h[0].status || h[1].status) die("exp_control");
+  if (c->status) die("exp_control");
   return dt;
+}
+
+/* The compute-only probe: an AVX-512 FMA loop in registers, the same count
+   on each of `threads` threads. Two threads as fast as one mean two cores;
+   twice as slow, two hyperthreads of one core (or one core to share). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void *fma_loop(void *out) {
+  __m512 a[8], m = _mm512_set1_ps(0.999f), d = _mm512_set1_ps(1e-3f);
+  for (int i = 0; i < 8; i++) a[i] = _mm512_set1_ps((float)i);
+  for (long k = 0; k < 20000000; k++)
+    for (int i = 0; i < 8; i++) a[i] = _mm512_fmadd_ps(a[i], m, d);
+  for (int i = 1; i < 8; i++) a[0] = _mm512_add_ps(a[0], a[i]);
+  *(float *)out = _mm512_reduce_add_ps(a[0]);
+  return NULL;
+}
+#else
+static void *fma_loop(void *out) {
+  float a = 1;
+  for (long k = 0; k < 160000000; k++) a = a * 0.999f + 1e-3f;
+  *(float *)out = a;
+  return NULL;
+}
+#endif
+
+static double probe(int threads) {
+  pthread_t t;
+  float r[2];
+  double t0 = now();
+  if (threads > 1 && pthread_create(&t, NULL, fma_loop, &r[1])) die("pthread_create");
+  fma_loop(&r[0]);
+  if (threads > 1) pthread_join(t, NULL);
+  return now() - t0;
 }
 
 typedef struct kcase {
@@ -227,8 +270,11 @@ int main(int argc, char **argv) {
       {"floor_16", 3, NULL, bz, b, by, bz},
   };
   int ncases = (int)(sizeof cases / sizeof *cases);
-  half halves[2] = {{rows(z, 0, SIDE / 2), rows(fin[0], 0, SIDE / 2), 0},
-                    {rows(z, SIDE / 2, SIDE), rows(fin[0], SIDE / 2, SIDE), 0}};
+  static ctl ctl_exp;
+  for (int b = 0; b < SIDE / CTL_ROWS; b++) {
+    ctl_exp.z[b] = rows(z, b * CTL_ROWS, (b + 1) * CTL_ROWS);
+    ctl_exp.x[b] = rows(fin[0], b * CTL_ROWS, (b + 1) * CTL_ROWS);
+  }
   char line[256];
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
@@ -239,7 +285,12 @@ int main(int argc, char **argv) {
       continue;
     }
     if (strcmp(line, "exp_control") == 0) {
-      printf("%.9f\n", control(halves));
+      printf("%.9f\n", control(&ctl_exp));
+      fflush(stdout);
+      continue;
+    }
+    if (strncmp(line, "probe ", 6) == 0) {
+      printf("%.9f\n", probe(atoi(line + 6)));
       fflush(stdout);
       continue;
     }

@@ -154,9 +154,10 @@ def main():
             bf["default"].append(nx.time("add_bf16"))
             nx.ask("threads 1")
         # exp on 1 and 2 threads, and the plain-pthread control (nx_exp on
-        # one thread over each half, one half in a pthread made for the
-        # call): what two threads give on this machine without the pool.
-        thr = {1: [], 2: [], "control": []}
+        # one thread over blocks of rows claimed by two plain pthreads):
+        # what two threads give on this machine without the pool; the
+        # compute-only probe on 1 and 2 threads (two cores or one).
+        thr = {1: [], 2: [], "control": [], "p1": [], "p2": []}
         for _ in range(ROUNDS if threads_case else 0):
             for k in (1, 2):
                 nx.ask(f"threads {k}")
@@ -165,6 +166,8 @@ def main():
             nx.ask("threads 1")
             flush()
             thr["control"].append(nx.time("exp_control"))
+            thr["p1"].append(nx.time("probe 1"))
+            thr["p2"].append(nx.time("probe 2"))
         nx.ask("threads 1")
 
         def out(case, dtype):
@@ -242,6 +245,9 @@ def main():
               f"  speed-up {r:5.2f}  target >= 1.70: {'met' if r >= 1.7 else 'MISSED'}")
         print(f"  exp_f32 threads          plain-pthread control {tc * 1e9 / N:7.3f} ns  speed-up {rc:5.2f}"
               f" (what two threads give on this machine); nx's pool at {r / rc:5.2f} of the control")
+        p1, p2 = statistics.median(thr["p1"]), statistics.median(thr["p2"])
+        print(f"  exp_f32 threads          compute-only probe (FMA in registers, the same work per thread): "
+              f"2 threads give {2 * p1 / p2:4.2f}x one (2: two free cores; 1: one core, or hyperthreads of one)")
         if only:
             nx.p.stdin.write("quit\n")
             nx.p.stdin.close()
