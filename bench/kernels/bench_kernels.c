@@ -80,7 +80,10 @@ static nx_array *transposed(nx_array *a) {
 
 /* The memory floor of a 16-bit binary operation on one thread: read 2 + 2
    bytes and write 2 an element, the result streamed past the caches as
-   nx's large bfloat16 results are; no arithmetic. */
+   nx's large bfloat16 results are; no arithmetic. "floor_16_threads" runs
+   it over as many equal parts as nx's default thread count, one in the
+   calling thread and the others in plain pthreads made for the call: the
+   floor at the thread count a user gets. */
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx512f"))) static void floor16_512(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n) {
   int64_t i = 0;
@@ -170,6 +173,37 @@ static double probe(int threads) {
   if (threads > 1 && pthread_create(&t, NULL, fma_loop, &r[1])) die("pthread_create");
   fma_loop(&r[0]);
   if (threads > 1) pthread_join(t, NULL);
+  return now() - t0;
+}
+
+typedef struct fpart {
+  uint16_t *z;
+  const uint16_t *x, *y;
+  int64_t n;
+} fpart;
+
+static void *floor_part(void *arg) {
+  fpart *f = arg;
+  floor16(f->z, f->x, f->y, f->n);
+  return NULL;
+}
+
+static double floor_threads(nx_array *z, nx_array *x, nx_array *y, int threads) {
+  enum { MAXT = 64 };
+  pthread_t t[MAXT];
+  fpart f[MAXT];
+  if (threads > MAXT) threads = MAXT;
+  int64_t per = (N / threads + 31) / 32 * 32;
+  for (int i = 0; i < threads; i++) {
+    int64_t a = i * per < N ? i * per : N, b = (i + 1) * per < N ? (i + 1) * per : N;
+    f[i] = (fpart){(uint16_t *)bytes_of(z) + a, (const uint16_t *)bytes_of(x) + a, (const uint16_t *)bytes_of(y) + a,
+                   b - a};
+  }
+  double t0 = now();
+  for (int i = 1; i < threads; i++)
+    if (pthread_create(&t[i], NULL, floor_part, &f[i])) die("pthread_create");
+  floor_part(&f[0]);
+  for (int i = 1; i < threads; i++) pthread_join(t[i], NULL);
   return now() - t0;
 }
 
@@ -286,6 +320,11 @@ int main(int argc, char **argv) {
     }
     if (strcmp(line, "exp_control") == 0) {
       printf("%.9f\n", control(&ctl_exp));
+      fflush(stdout);
+      continue;
+    }
+    if (strcmp(line, "floor_16_threads") == 0) {
+      printf("%.9f\n", floor_threads(bz, b, by, default_threads));
       fflush(stdout);
       continue;
     }

@@ -145,10 +145,12 @@ def main():
                     times[c][1].append(timed(peer))
         # bfloat16 add beside its memory floor (read 2 + 2 bytes, write 2,
         # streamed) and at nx's default thread count, in the same rounds.
-        bf = {"floor": [], "default": []}
+        bf = {"floor": [], "default": [], "floor_default": []}
         for _ in range(ROUNDS if "add_bf16" in cases else 0):
             flush()
             bf["floor"].append(nx.time("floor_16"))
+            flush()
+            bf["floor_default"].append(nx.time("floor_16_threads"))
             nx.ask("threads default")
             flush()
             bf["default"].append(nx.time("add_bf16"))
@@ -227,12 +229,14 @@ def main():
                 tp = statistics.median(times["add_bf16"][1])
                 print(f"  add_bf16 floor           ml_dtypes / floor {tp / fl:6.2f}: the most any one-thread kernel "
                       f"could reach against ml_dtypes (target 10)")
-            td = statistics.median(bf["default"])
+            td, fd = statistics.median(bf["default"]), statistics.median(bf["floor_default"])
             nthr = nx.ask("nthreads")
             line = f"  add_bf16 default threads nx on {nthr} threads {td * 1e9 / N:7.3f} ns"
             if tp:
                 line += f"  ml_dtypes {tp * 1e9 / N:7.3f} ns  ratio {tp / td:6.2f} (target 10 is for one thread)"
             print(line)
+            print(f"  add_bf16 default threads memory floor on {nthr} threads {fd * 1e9 / N:7.3f} ns  nx at {td / fd:5.2f}x"
+                  f" that floor; ml_dtypes / that floor {tp / fd if tp else float('nan'):6.2f}")
         if not threads_case:
             nx.p.stdin.write("quit\n")
             nx.p.stdin.close()
