@@ -49,7 +49,8 @@ static uint64_t want(int op, nx_array *const *a, const int64_t *idx) {
   }
   nx_array_get(a[2], idx, &y);
   switch (nx_dtype_kind(dt)) {
-  case NX_KIND_FLOAT: return nx_dtype_store_bits(dt, x.f + y.f);
+  case NX_KIND_FLOAT: /* a NaN operand's own NaN, quieted, the first's where both are (v + v: one operand) */
+    return nx_dtype_store_bits(dt, isnan(x.f) ? x.f + x.f : isnan(y.f) ? y.f + y.f : x.f + y.f);
   case NX_KIND_SIGNED: return ((uint64_t)x.i + (uint64_t)y.i) & mask_of(dt);
   case NX_KIND_UNSIGNED: return (x.u + y.u) & mask_of(dt);
   default: return x.b || y.b;
