@@ -44,7 +44,8 @@ static uint64_t want(int op, nx_array *const *a, const int64_t *idx) {
   nx_array_get(a[1], idx, &x);
   if (op == 2) {
     nx_dtype st = nx_array_dtype(a[1]);
-    double v = nx_dtype_kind(st) == NX_KIND_FLOAT ? x.f : nx_dtype_kind(st) == NX_KIND_SIGNED ? (double)x.i : (double)x.u;
+    nx_kind k = nx_dtype_kind(st);
+    double v = k == NX_KIND_FLOAT ? x.f : k == NX_KIND_SIGNED ? (double)x.i : (double)x.u;
     return nx_dtype_store_bits(dt, v);
   }
   nx_array_get(a[2], idx, &y);
