@@ -9,8 +9,16 @@
    "nthreads" prints it); "floor_16" times the memory floor of a 16-bit
    binary operation; "threshold" prints, for nx_add and nx_exp on float32 in
    cache at sizes from 256 elements up, the best time on one thread and on
-   two with the serial threshold off; "quit" ends. */
+   two with the serial threshold off; "exp_control" times the control of the
+   thread-scaling case: nx_exp on one thread over blocks of exp_f32's rows
+   claimed by the calling thread and a plain pthread made for the call, what
+   two threads give on this machine without the pool (run it with the
+   thread count at 1); "probe <n>" times an FMA loop in registers on n
+   threads at once, whose speed-up tells two cores from two hyperthreads;
+   "quit" ends. */
 #define _POSIX_C_SOURCE 199309L
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +80,10 @@ static nx_array *transposed(nx_array *a) {
 
 /* The memory floor of a 16-bit binary operation on one thread: read 2 + 2
    bytes and write 2 an element, the result streamed past the caches as
-   nx's large bfloat16 results are; no arithmetic. */
+   nx's large bfloat16 results are; no arithmetic. "floor_16_threads" runs
+   it over as many equal parts as nx's default thread count, one in the
+   calling thread and the others in plain pthreads made for the call: the
+   floor at the thread count a user gets. */
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx512f"))) static void floor16_512(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n) {
   int64_t i = 0;
@@ -91,6 +102,109 @@ static void floor16(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n
   }
 #endif
   for (int64_t i = 0; i < n; i++) z[i] = x[i] ^ y[i];
+}
+
+/* The plain-pthread control of the thread-scaling case: nx_exp on one
+   thread over blocks of CTL_ROWS rows of exp_f32's arrays, claimed through
+   an atomic counter by the calling thread and a pthread made for the call;
+   the pool's scheme without the pool. */
+#define CTL_ROWS 64
+typedef struct ctl {
+  nx_array *z[SIDE / CTL_ROWS], *x[SIDE / CTL_ROWS];
+  atomic_int next;
+  int status;
+} ctl;
+
+static void *ctl_run(void *arg) {
+  ctl *c = arg;
+  int b;
+  while ((b = atomic_fetch_add(&c->next, 1)) < SIDE / CTL_ROWS)
+    if (nx_exp(c->z[b], c->x[b])) c->status = 1;
+  return NULL;
+}
+
+static nx_array *rows(nx_array *a, int64_t r0, int64_t r1) {
+  nx_move m;
+  int64_t st[2] = {r0, 0}, sp[2] = {r1, SIDE}, step[2] = {1, 1};
+  nx_array *v;
+  nx_move_slice(&m, st, sp, step, 2);
+  if (nx_array_move(&m, a, &v)) die("slice");
+  return v;
+}
+
+static double control(ctl *c) {
+  pthread_t t;
+  double t0 = now();
+  atomic_store(&c->next, 0);
+  if (pthread_create(&t, NULL, ctl_run, c)) die("pthread_create");
+  ctl_run(c);
+  pthread_join(t, NULL);
+  double dt = now() - t0;
+  if (c->status) die("exp_control");
+  return dt;
+}
+
+/* The compute-only probe: an AVX-512 FMA loop in registers, the same count
+   on each of `threads` threads. Two threads as fast as one mean two cores;
+   twice as slow, two hyperthreads of one core (or one core to share). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static void *fma_loop(void *out) {
+  __m512 a[8], m = _mm512_set1_ps(0.999f), d = _mm512_set1_ps(1e-3f);
+  for (int i = 0; i < 8; i++) a[i] = _mm512_set1_ps((float)i);
+  for (long k = 0; k < 20000000; k++)
+    for (int i = 0; i < 8; i++) a[i] = _mm512_fmadd_ps(a[i], m, d);
+  for (int i = 1; i < 8; i++) a[0] = _mm512_add_ps(a[0], a[i]);
+  *(float *)out = _mm512_reduce_add_ps(a[0]);
+  return NULL;
+}
+#else
+static void *fma_loop(void *out) {
+  float a = 1;
+  for (long k = 0; k < 160000000; k++) a = a * 0.999f + 1e-3f;
+  *(float *)out = a;
+  return NULL;
+}
+#endif
+
+static double probe(int threads) {
+  pthread_t t;
+  float r[2];
+  double t0 = now();
+  if (threads > 1 && pthread_create(&t, NULL, fma_loop, &r[1])) die("pthread_create");
+  fma_loop(&r[0]);
+  if (threads > 1) pthread_join(t, NULL);
+  return now() - t0;
+}
+
+typedef struct fpart {
+  uint16_t *z;
+  const uint16_t *x, *y;
+  int64_t n;
+} fpart;
+
+static void *floor_part(void *arg) {
+  fpart *f = arg;
+  floor16(f->z, f->x, f->y, f->n);
+  return NULL;
+}
+
+static double floor_threads(nx_array *z, nx_array *x, nx_array *y, int threads) {
+  enum { MAXT = 64 };
+  pthread_t t[MAXT];
+  fpart f[MAXT];
+  if (threads > MAXT) threads = MAXT;
+  int64_t per = (N / threads + 31) / 32 * 32;
+  for (int i = 0; i < threads; i++) {
+    int64_t a = i * per < N ? i * per : N, b = (i + 1) * per < N ? (i + 1) * per : N;
+    f[i] = (fpart){(uint16_t *)bytes_of(z) + a, (const uint16_t *)bytes_of(x) + a, (const uint16_t *)bytes_of(y) + a,
+                   b - a};
+  }
+  double t0 = now();
+  for (int i = 1; i < threads; i++)
+    if (pthread_create(&t[i], NULL, floor_part, &f[i])) die("pthread_create");
+  floor_part(&f[0]);
+  for (int i = 1; i < threads; i++) pthread_join(t[i], NULL);
+  return now() - t0;
 }
 
 typedef struct kcase {
@@ -190,12 +304,32 @@ int main(int argc, char **argv) {
       {"floor_16", 3, NULL, bz, b, by, bz},
   };
   int ncases = (int)(sizeof cases / sizeof *cases);
+  static ctl ctl_exp;
+  for (int b = 0; b < SIDE / CTL_ROWS; b++) {
+    ctl_exp.z[b] = rows(z, b * CTL_ROWS, (b + 1) * CTL_ROWS);
+    ctl_exp.x[b] = rows(fin[0], b * CTL_ROWS, (b + 1) * CTL_ROWS);
+  }
   char line[256];
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
     if (strcmp(line, "quit") == 0) break;
     if (strcmp(line, "threshold") == 0) {
       threshold();
+      fflush(stdout);
+      continue;
+    }
+    if (strcmp(line, "exp_control") == 0) {
+      printf("%.9f\n", control(&ctl_exp));
+      fflush(stdout);
+      continue;
+    }
+    if (strcmp(line, "floor_16_threads") == 0) {
+      printf("%.9f\n", floor_threads(bz, b, by, default_threads));
+      fflush(stdout);
+      continue;
+    }
+    if (strncmp(line, "probe ", 6) == 0) {
+      printf("%.9f\n", probe(atoi(line + 6)));
       fflush(stdout);
       continue;
     }

@@ -3,8 +3,10 @@
    cutting the walk into units the pool runs. */
 #include <string.h>
 
+#include "../base/alloc.h"
 #include "engine.h"
 #include "nx_kernels.h"
+#include "tile.h"
 
 static int64_t iabs(int64_t x) { return x < 0 ? -x : x; }
 
@@ -107,13 +109,15 @@ void nx__plan_make(nx__plan *P, int n, const nx_dtype *dts, void *const *bases, 
 
 /* ---- Running ------------------------------------------------------------ */
 
-#define NX__TILE 64
-
 typedef struct job {
   const nx__plan *P;
   nx__run_fn fn;
   void *ctx;
   int64_t b0, nb0, nb1; /* axis 0 in pieces of b0, nb0 of them; tiles of axis 1: nb1 */
+  int64_t t0, t1;       /* a tiled plan's tile: t0 elements of axis 0 by t1 of axis 1 */
+  unsigned packed;      /* bit k: operand k is read through a transposed scratch block */
+  int npacked;          /* how many are */
+  int64_t scratch;      /* the bytes of one operand's scratch block */
 } job;
 
 static void args_at(const nx__plan *P, const int64_t *pos, nx__arg *a) {
@@ -162,29 +166,77 @@ static void run_flat(void *ctx, int64_t u0, int64_t u1) {
   }
 }
 
-/* Units of a tiled plan: unit = (outer * nb1 + tile of axis 1) * nb0 + tile
-   of axis 0; each walks its tile's rows of axis 0. */
+/* The read operands a tiled plan transposes into scratch blocks: those of
+   a byte or more whose unit stride is on axis 1 (and which move on axis 0),
+   at most NX__PACKED of them. Their tile is two cache lines of the
+   narrowest across axis 1 and long along axis 0 (NX__PACK_BYTES a block),
+   so that every operand is read by whole lines and the written one, walked
+   along axis 0, in long runs the hardware prefetches; without such an
+   operand tiles are NX__TILE square. */
+#define NX__PACKED 2
+#define NX__PACK_BYTES ((int64_t)1 << 17)
+static void tile_of(const nx__plan *P, job *J) {
+  int lo = 8, hi = 0, n = 0;
+  J->packed = 0;
+  for (int k = 1; k < P->nops && n < NX__PACKED; k++)
+    if (P->bits[k] >= 8 && P->str[k][1] == 1 && P->str[k][0] != 0 && P->str[k][0] != 1) {
+      int b = P->bits[k] / 8;
+      J->packed |= 1u << k;
+      n++;
+      lo = b < lo ? b : lo;
+      hi = b > hi ? b : hi;
+    }
+  J->npacked = n;
+  J->t0 = J->t1 = NX__TILE;
+  if (!J->packed) return;
+  J->t1 = 128 / lo > NX__TILE ? NX__TILE : 128 / lo;
+  J->t0 = NX__PACK_BYTES / (J->t1 * hi);
+  if (J->t0 > 1024) J->t0 = 1024;
+  if (J->t0 > P->ext[0]) J->t0 = (P->ext[0] + 15) / 16 * 16;
+  J->scratch = J->t0 * J->t1 * hi;
+}
+
+/* Units of a tiled plan: unit = (outer * nb0 + tile of axis 0) * nb1 + tile
+   of axis 1, so that consecutive tiles continue the packed operands' lines;
+   each walks its tile's rows of axis 0, the packed operands' rows read from
+   their transposed scratch blocks (or, where the blocks cannot be had, in
+   place). */
 static void run_tiled(void *ctx, int64_t u0, int64_t u1) {
   const job *J = ctx;
   const nx__plan *P = J->P;
   nx__arg a[NX__OPS];
+  unsigned packed = J->packed;
+  char *scratch = packed ? nx__aligned_alloc(64, (size_t)(J->npacked * J->scratch)) : NULL;
+  if (!scratch) packed = 0;
   for (int64_t u = u0; u < u1; u++) {
-    int64_t q0 = u % J->nb0, q1 = (u / J->nb0) % J->nb1, o = u / J->nb0 / J->nb1, pos[NX__OPS];
-    for (int k = 0; k < P->nops; k++) pos[k] = P->pos[k] + q0 * NX__TILE * P->str[k][0] + q1 * NX__TILE * P->str[k][1];
+    int64_t q1 = u % J->nb1, q0 = (u / J->nb1) % J->nb0, o = u / J->nb1 / J->nb0, pos[NX__OPS];
+    for (int k = 0; k < P->nops; k++) pos[k] = P->pos[k] + q0 * J->t0 * P->str[k][0] + q1 * J->t1 * P->str[k][1];
     for (int j = 2; j < P->rank; j++) {
       int64_t i = o % P->ext[j];
       o /= P->ext[j];
       for (int k = 0; k < P->nops; k++) pos[k] += i * P->str[k][j];
     }
-    int64_t len0 = P->ext[0] - q0 * NX__TILE, len1 = P->ext[1] - q1 * NX__TILE;
-    if (len0 > NX__TILE) len0 = NX__TILE;
-    if (len1 > NX__TILE) len1 = NX__TILE;
+    int64_t len0 = P->ext[0] - q0 * J->t0, len1 = P->ext[1] - q1 * J->t1;
+    if (len0 > J->t0) len0 = J->t0;
+    if (len1 > J->t1) len1 = J->t1;
+    for (int k = 1, n = 0; k < P->nops; k++)
+      if (packed >> k & 1) {
+        int bytes = P->bits[k] / 8;
+        nx__tile_pack(scratch + n++ * J->scratch, P->base[k] + pos[k] * bytes, bytes, len0, len1, J->t0,
+                      P->str[k][0]);
+      }
     for (int64_t i = 0; i < len1; i++) {
       args_at(P, pos, a);
+      for (int k = 1, n = 0; k < P->nops; k++)
+        if (packed >> k & 1) {
+          a[k].p = scratch + n++ * J->scratch + i * J->t0 * (P->bits[k] / 8);
+          a[k].step = P->bits[k] / 8;
+        }
       J->fn(J->ctx, a, len0);
       for (int k = 0; k < P->nops; k++) pos[k] += P->str[k][1];
     }
   }
+  nx__free(scratch);
 }
 
 static int64_t runs_of(const nx__plan *P, int from) {
@@ -193,26 +245,34 @@ static int64_t runs_of(const nx__plan *P, int from) {
   return r;
 }
 
+/* Chunks a thread of a region claims on average: enough that a thread
+   slowed by another process (or started late) leaves the others at most a
+   sixteenth of its share to wait for, few enough that the claims (an
+   atomic add each) cost nothing beside a chunk's work. */
+#define NX__CHUNKS_PER_THREAD 16
+
 static void run(const nx__plan *P, nx__run_fn fn, void *ctx, int threads) {
   if (P->count == 0) return;
-  job J = {P, fn, ctx, P->ext[0], 1, 1};
+  job J = {P, fn, ctx, P->ext[0], 1, 1, 0, 0, 0, 0, 0};
   if (P->tile) {
-    J.nb0 = (P->ext[0] + NX__TILE - 1) / NX__TILE;
-    J.nb1 = (P->ext[1] + NX__TILE - 1) / NX__TILE;
+    tile_of(P, &J);
+    J.nb0 = (P->ext[0] + J.t0 - 1) / J.t0;
+    J.nb1 = (P->ext[1] + J.t1 - 1) / J.t1;
     int64_t units = runs_of(P, 2) * J.nb0 * J.nb1;
-    if (threads > 1) nx__parallel(units, 4 * (int64_t)threads, run_tiled, &J);
+    if (threads > 1) nx__parallel(units, NX__CHUNKS_PER_THREAD * (int64_t)threads, run_tiled, &J);
     else run_tiled(&J, 0, units);
     return;
   }
   int64_t runs = runs_of(P, 1);
-  if (threads > 1 && runs < 8 * (int64_t)threads) {
+  int64_t chunks = NX__CHUNKS_PER_THREAD * (int64_t)threads;
+  if (threads > 1 && runs < chunks) {
     /* Few long runs: cut axis 0 into pieces of a multiple of 64 elements. */
-    int64_t want = (8 * (int64_t)threads + runs - 1) / runs;
+    int64_t want = (chunks + runs - 1) / runs;
     J.b0 = (P->ext[0] + want - 1) / want;
     J.b0 = (J.b0 + 63) / 64 * 64;
     J.nb0 = (P->ext[0] + J.b0 - 1) / J.b0;
   }
-  if (threads > 1) nx__parallel(runs * J.nb0, 4 * (int64_t)threads, run_flat, &J);
+  if (threads > 1) nx__parallel(runs * J.nb0, chunks, run_flat, &J);
   else run_flat(&J, 0, runs * J.nb0);
 }
 

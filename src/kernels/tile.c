@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tile transposition: 16 x 16 blocks of 4-byte elements in AVX-512
+   registers where the typed loops' level is AVX-512 (16 loads of a full
+   line, 16 stores of one), element by element otherwise. A copy of bits:
+   every element arrives as it was. */
+#include "tile.h"
+#include "typed.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define NX__TILE_X86 1
+
+/* Rows r[0..15] of 16 elements become columns: out[j][i] = r[i][j]. After
+   the 32- and 64-bit unpacks, u[4g + c] holds in its 128-bit lane L the
+   elements 4L + c of rows 4g..4g+3; two lane shuffles gather column 4L + c
+   from u[c], u[4 + c], u[8 + c], u[12 + c]. */
+__attribute__((target("avx512f"))) static void t16(char *dst, const char *src, int64_t dpitch, int64_t pitch) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps((const float *)src + i * pitch);
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int g = 0; g < 16; g += 4) {
+    __m512d a = _mm512_castps_pd(t[g]), b = _mm512_castps_pd(t[g + 1]), c = _mm512_castps_pd(t[g + 2]),
+            d = _mm512_castps_pd(t[g + 3]);
+    r[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  float *out = (float *)dst;
+  for (int c = 0; c < 4; c++) {
+    __m512 wl = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), wh = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd);
+    __m512 xl = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88), xh = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
+    _mm512_storeu_ps(out + (0 + c) * dpitch, _mm512_shuffle_f32x4(wl, xl, 0x88));
+    _mm512_storeu_ps(out + (4 + c) * dpitch, _mm512_shuffle_f32x4(wh, xh, 0x88));
+    _mm512_storeu_ps(out + (8 + c) * dpitch, _mm512_shuffle_f32x4(wl, xl, 0xdd));
+    _mm512_storeu_ps(out + (12 + c) * dpitch, _mm512_shuffle_f32x4(wh, xh, 0xdd));
+  }
+}
+#endif
+
+#define NX__PACK(T)                                                         \
+  for (int64_t j = 0; j < rows; j++) {                                      \
+    const T *s = (const T *)src + j * pitch;                                \
+    T *d = (T *)dst + j;                                                    \
+    for (int64_t i = 0; i < cols; i++) d[i * dpitch] = s[i];                \
+  }
+
+static void pack_scalar(char *dst, const char *src, int bytes, int64_t rows, int64_t cols, int64_t dpitch,
+                        int64_t pitch) {
+  switch (bytes) {
+  case 1: NX__PACK(uint8_t) break;
+  case 2: NX__PACK(uint16_t) break;
+  case 4: NX__PACK(uint32_t) break;
+  default: NX__PACK(uint64_t) break;
+  }
+}
+
+void nx__tile_pack(char *dst, const char *src, int bytes, int64_t rows, int64_t cols, int64_t dpitch,
+                   int64_t pitch) {
+#if defined(NX__TILE_X86)
+  if (bytes == 4 && nx__typed_level() >= NX__TYPED_AVX512) {
+    int64_t r16 = rows / 16 * 16, c16 = cols / 16 * 16;
+    for (int64_t j = 0; j < r16; j += 16)
+      for (int64_t i = 0; i < c16; i += 16) t16(dst + (i * dpitch + j) * 4, src + (j * pitch + i) * 4, dpitch, pitch);
+    /* the edges: the columns past c16 of every row, the rows past r16 */
+    if (c16 < cols) pack_scalar(dst + c16 * dpitch * 4, src + c16 * 4, 4, r16, cols - c16, dpitch, pitch);
+    if (r16 < rows) pack_scalar(dst + r16 * 4, src + r16 * pitch * 4, 4, rows - r16, cols, dpitch, pitch);
+    return;
+  }
+#endif
+  pack_scalar(dst, src, bytes, rows, cols, dpitch, pitch);
+}
