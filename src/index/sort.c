@@ -359,7 +359,14 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
      makes them again as it reads x (z is first written after that) */
   bool direct = c->xt == NX_FLOAT32 && !arg && n >= NX__BK_MIN;
   if (direct) a = NULL;
-  if (!s->b && !(s->b = alloc((w == 64 || arg ? 8 : 4) * (size_t)n, &s->ok))) return;
+  /* and when z's line is contiguous and not x's (the door admits only
+     identical or disjoint operands), the scatter's destination is z itself:
+     no line of scratch to fault in (its first touch costs about as much as
+     the scatter) */
+  uint32_t *into_z = direct && in_z(c) && (uint32_t *)c->zb + zp != (const uint32_t *)c->xb + xp
+                         ? (uint32_t *)c->zb + zp
+                         : NULL;
+  if (!into_z && !s->b && !(s->b = alloc((w == 64 || arg ? 8 : 4) * (size_t)n, &s->ok))) return;
   uint32_t *a32 = a, *top = s->top;
   uint64_t *a64 = a;
   uint64_t zk = w == 32 ? nx__fkey32(0, desc) : nx__fkey64(0, desc);
@@ -411,7 +418,7 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
     emit_ctx ec = {c, zp};
     bool signd = nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED;
     uint32_t *z32 = (uint32_t *)c->zb + zp;
-    nx__bk p = {n, arg, a, s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
+    nx__bk p = {n, arg, a, into_z ? (void *)into_z : s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
                 NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, zbits < 8, 0};
     if (arg) p.out = NX__BK_INDEX, p.zi = (int32_t *)c->zb + zp;
     else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = z32;

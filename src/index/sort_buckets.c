@@ -127,17 +127,20 @@ static inline void fence(void) {
     }                                                                                          \
     switch (p->out) {                                                                          \
     case NX__BK_VALUES:                                                                        \
-      if (!c)                                                                                  \
+      if (!c && (const void *)cur == (const void *)zv)                                         \
+        for (int64_t i = 0; i < len; i++) zv[i] = DECODE((uint32_t)KEY(((const W *)(void *)zv)[i])); \
+      else if (!c)                                                                             \
         for (int64_t i = 0; i < len; i++) zv[i] = DECODE((uint32_t)KEY(cur[i]));              \
       else {                                                                                   \
         /* into the free buffer, in the caches, then along z once: stores \
-           scattered over z's lines would each wait for its line */        \
+           scattered over z's lines would each wait for its line (unless   \
+           the free buffer is the bucket's place in z, just read)          */ \
         uint32_t *o = (uint32_t *)(void *)other;                                               \
         for (int64_t i = 0; i < len; i++) {                                                    \
           uint32_t k = (uint32_t)KEY(cur[i]);                                                  \
           o[c[((k - lo) >> sh) & m]++] = DECODE(k);                                            \
         }                                                                                      \
-        memcpy(zv, o, sizeof *zv * (size_t)len);                                               \
+        if (o != zv) memcpy(zv, o, sizeof *zv * (size_t)len);                                  \
       }                                                                                        \
       break;                                                                                   \
     case NX__BK_INDEX: {                                                                       \

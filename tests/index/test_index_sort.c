@@ -213,6 +213,7 @@ static void long_cases(void) {
   long_case(NX_FLOAT32, FEW, 100000, 1, false, 2);
   long_case(NX_FLOAT32, MIXED, 65536, 1, false, 1);   /* the shortest line of buckets */
   long_case(NX_FLOAT32, MIXED, 65535, 1, false, 2);   /* the longest without */
+  long_case(NX_FLOAT32, DENSE, 70000, 1, false, 2);   /* scattered into z, a bucket past the buffer */
   long_case(NX_FLOAT32, DENSE, 70000, 2, false, 2);   /* strided z, a bucket past the buffer */
   long_case(NX_FLOAT32, SPARSE, 70000, 2, true, 1);
   long_case(NX_INT32, DENSE, 70000, 2, false, 4);
