@@ -42,8 +42,6 @@ typedef struct plan {
 
 static void no_memory(nx__bk *p) { __atomic_store_n(&p->status, NX_ENOMEM, __ATOMIC_RELAXED); }
 
-#define DECODE(k) (fl ? nx__fbits32_dm(k, dm) : (k) ^ xr)
-
 /* One cache line of buffer to its place in the destination, past the
    caches where the CPU can (the destination is read back only later). */
 static inline void put_line(void *dst, const void *src) {
@@ -126,7 +124,7 @@ enum { SBLOCK = 512 };
 #define DEFINE_FINAL(name, W, KEY)                                                             \
   static void name(const nx__bk *p, const W *restrict cur, W *restrict other, int64_t at,      \
                    int64_t len, uint32_t *restrict c, int sh, uint32_t m, uint32_t lo) {        \
-    uint32_t *restrict zv = p->zv ? p->zv + at : NULL, xr = p->xr, dm = p->desc ? ~0u : 0u;     \
+    uint32_t *zv = p->zv ? p->zv + at : NULL, xr = p->xr, dm = p->desc ? ~0u : 0u;              \
     bool fl = p->fl;                                                                           \
     if (p->out == NX__BK_VALUES && c && (const void *)cur == (const void *)zv) {               \
       /* the bucket was ping-ponged through its own place in z */                            \
@@ -134,23 +132,20 @@ enum { SBLOCK = 512 };
       cur = other, c = NULL;                                                                   \
     }                                                                                          \
     switch (p->out) {                                                                          \
-    case NX__BK_VALUES:                                                                        \
-      if (!c && (const void *)cur == (const void *)zv)                                         \
-        for (int64_t i = 0; i < len; i++) zv[i] = DECODE((uint32_t)KEY(((const W *)(void *)zv)[i])); \
-      else if (!c)                                                                             \
-        for (int64_t i = 0; i < len; i++) zv[i] = DECODE((uint32_t)KEY(cur[i]));              \
-      else {                                                                                   \
-        /* into the free buffer, in the caches, then along z once: stores \
-           scattered over z's lines would each wait for its line (unless   \
-           the free buffer is the bucket's place in z, just read)          */ \
+    case NX__BK_VALUES: {                                                                      \
+      /* the keys in order into the free buffer (in the caches), then     \
+         decoded along z once: stores scattered over z's lines would each \
+         wait for its line (unless the free buffer is the bucket's place  \
+         in z, just read) */                                              \
+      const uint32_t *src = (const uint32_t *)(const void *)cur;                               \
+      if (c) {                                                                                 \
         uint32_t *o = (uint32_t *)(void *)other;                                               \
-        for (int64_t i = 0; i < len; i++) {                                                    \
-          uint32_t k = (uint32_t)KEY(cur[i]);                                                  \
-          o[c[((k - lo) >> sh) & m]++] = DECODE(k);                                            \
-        }                                                                                      \
-        if (o != zv) memcpy(zv, o, sizeof *zv * (size_t)len);                                  \
+        for (int64_t i = 0; i < len; i++) o[c[((KEY(cur[i]) - lo) >> sh) & m]++] = (uint32_t)KEY(cur[i]); \
+        src = o;                                                                               \
       }                                                                                        \
+      nx__key_decode(zv, src, len, fl, dm, xr);                                                \
       break;                                                                                   \
+    }                                                                                          \
     case NX__BK_INDEX: {                                                                       \
       int64_t zs = p->zs;                                                                      \
       int32_t *restrict z = p->zi + at * zs;                                                   \
