@@ -421,7 +421,8 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
     emit_ctx ec = {c, zp};
     bool signd = nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED;
     uint32_t *z32 = (uint32_t *)c->zb + zp;
-    nx__bk p = {n, arg, a, into_z ? (void *)into_z : s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
+    void *dest = into_z ? (void *)into_z : s->b;
+    nx__bk p = {n, arg, a, dest, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
                 NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, zbits < 8, 0};
     if (arg) p.out = NX__BK_INDEX, p.zi = (int32_t *)c->zb + zp;
     else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = z32;

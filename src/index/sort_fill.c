@@ -80,7 +80,8 @@ static int cpu_level(void) {
   else if (__builtin_cpu_supports("avx2"))
     l = 1;
 #endif
-  return level = l;
+  level = l;
+  return l;
 }
 
 void nx__fkey_block(uint32_t *k, const uint32_t *x, int64_t xs, int64_t e, uint32_t dm, uint32_t zk,

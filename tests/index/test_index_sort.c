@@ -283,8 +283,8 @@ static void raw_case(enum raw g, int64_t n, int threads, int dirs) {
         bad_perm += pb[i] != ref[i].i;
       }
       CHECK(bad_new == 0 && bad_in_place == 0 && bad_perm == 0,
-            "raw %d n %lld desc %d threads %d: %ld wrong into a new array, %ld in place, %ld of the permutation", (int)g,
-            (long long)n, desc, threads, bad_new, bad_in_place, bad_perm);
+            "raw %d n %lld desc %d threads %d: %ld wrong into a new array, %ld in place, %ld of the permutation",
+            (int)g, (long long)n, desc, threads, bad_new, bad_in_place, bad_perm);
     }
     nx_array_free(x), nx_array_free(z), nx_array_free(p);
   }
