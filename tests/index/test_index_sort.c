@@ -291,12 +291,25 @@ static void raw_case(enum raw g, int64_t n, int threads, int dirs) {
   free(bits), free(ref);
 }
 
+/* The benchmark's 16M elements take ThreadSanitizer past the suite's time
+   limit: under it, 1M (the same way through the sort). */
+#if defined(__SANITIZE_THREAD__)
+#define BIG (1 << 20)
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BIG (1 << 20)
+#endif
+#endif
+#ifndef BIG
+#define BIG (16 << 20)
+#endif
+
 static void raw_cases(void) {
   int t0 = nx_num_threads();
   for (int g = ZEROS; g <= BITS; g++) raw_case((enum raw)g, 100000, 2, 2);
   raw_case(ZEROS, 1000, 1, 2); /* a short line: the radix without buckets */
   raw_case(NANS, 1000, 1, 2);
-  raw_case(BITS, 16 << 20, t0, 1); /* the benchmark's size, descending */
+  raw_case(BITS, BIG, t0, 1); /* the benchmark's size, descending */
   nx_set_num_threads(t0);
 }
 
