@@ -3,7 +3,8 @@
 /* Host kernels II benchmark: prints "<case> <seconds>" (best of three) for
    float32 matmul 2048^3 plain and with a transposed operand, bfloat16
    matmul 2048^3, a float8_e4m3fn-weight linear layer (4096 x 4096 weights,
-   batch 32, float32 activations) and sorting and argsorting 16M float32;
+   batch 32, float32 activations) and sorting and argsorting 16M float32
+   (the sort into an existing array, and into a new one);
    conv2d as unfold + matmul (batch 32, 64 -> 64 channels, 56 x 56, 3 x 3,
    padding 1) and the unfold alone; run.py times numpy on the same cases in
    the same run and prints the ratios. NX_BENCH_CASES=matmul, =sort or
@@ -123,6 +124,21 @@ static void sorts(void) {
     printf("%s %.6f\n%s_cpu %.6f\n", arg ? "argsort_f32_16M" : "sort_f32_16M", best, arg ? "argsort_f32_16M" : "sort_f32_16M",
            best_cpu);
   }
+  /* nx_sort_new: a fresh result each time, as np.sort returns */
+  double best_new = 1e30;
+  for (int r = 0; r < 3; r++) {
+    nx_array *fresh = NULL;
+    double t = now();
+    int s = nx_sort_new(&fresh, flat, 0, false);
+    t = now() - t;
+    if (s) {
+      fprintf(stderr, "sort: %s\n", nx_error_message());
+      exit(1);
+    }
+    if (t < best_new) best_new = t;
+    nx_array_free(fresh);
+  }
+  printf("sort_new_f32_16M %.6f\n", best_new);
   printf("sort_threads %d\n", nx_num_threads());
   const char *dir = getenv("NX_BENCH_DIR");
   if (dir) {

@@ -17,6 +17,7 @@
 
 #include "nx_index.h"
 #include "sort_buckets.h"
+#include "sort_fill.h"
 #include "sort_keys.h"
 #include "walk.h"
 #include "../base/alloc.h"
@@ -312,23 +313,25 @@ typedef struct fkeys {
   int64_t below[NX__BK_SLICES], special[NX__BK_SLICES];
 } fkeys;
 
+enum { KBLOCK = 512 };
+
 static void fkeys_task(void *vp, int64_t s0, int64_t s1) {
   fkeys *f = vp;
   const uint32_t *x = f->x;
   int64_t xs = f->xs;
-  uint32_t dm = f->c->desc ? ~0u : 0u, zk = nx__fkey32(0, f->c->desc);
+  uint32_t dm = f->c->desc ? ~0u : 0u, zk = nx__fkey32(0, f->c->desc), kb[KBLOCK];
   uint64_t *items = f->items;
   for (int64_t sl = s0; sl < s1; sl++) {
-    int64_t i0 = f->n * sl / f->slices, i1 = f->n * (sl + 1) / f->slices, below = 0, special = 0;
+    int64_t i0 = f->n * sl / f->slices, i1 = f->n * (sl + 1) / f->slices, counts[2] = {0, 0};
     uint32_t *h = f->hist + (size_t)sl * NX__BK_TOP;
-    for (int64_t i = i0; i < i1; i++) {
-      uint32_t b = x[i * xs], k = nx__fkey32_dm(b, dm);
-      below += k < zk;
-      special += (b & ~NX__SIGN32) - 1 >= 0x7F800000u; /* a zero or a NaN */
-      h[k >> 16]++;
-      if (items) items[i] = (uint64_t)k << 32 | (uint64_t)i;
+    for (int64_t i = i0; i < i1; i += KBLOCK) {
+      int64_t e = i1 - i < KBLOCK ? i1 - i : KBLOCK;
+      nx__fkey_block(kb, x + i * xs, xs, e, dm, zk, counts);
+      for (int64_t j = 0; j < e; j++) h[kb[j] >> 16]++;
+      if (items)
+        for (int64_t j = 0; j < e; j++) items[i + j] = (uint64_t)kb[j] << 32 | (uint64_t)(i + j);
     }
-    f->below[sl] = below, f->special[sl] = special;
+    f->below[sl] = counts[0], f->special[sl] = counts[1];
   }
 }
 
@@ -359,7 +362,14 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
      makes them again as it reads x (z is first written after that) */
   bool direct = c->xt == NX_FLOAT32 && !arg && n >= NX__BK_MIN;
   if (direct) a = NULL;
-  if (!s->b && !(s->b = alloc((w == 64 || arg ? 8 : 4) * (size_t)n, &s->ok))) return;
+  /* and when z's line is contiguous and not x's (the door admits only
+     identical or disjoint operands), the scatter's destination is z itself:
+     no line of scratch to fault in (its first touch costs about as much as
+     the scatter) */
+  uint32_t *into_z = direct && in_z(c) && (uint32_t *)c->zb + zp != (const uint32_t *)c->xb + xp
+                         ? (uint32_t *)c->zb + zp
+                         : NULL;
+  if (!into_z && !s->b && !(s->b = alloc((w == 64 || arg ? 8 : 4) * (size_t)n, &s->ok))) return;
   uint32_t *a32 = a, *top = s->top;
   uint64_t *a64 = a;
   uint64_t zk = w == 32 ? nx__fkey32(0, desc) : nx__fkey64(0, desc);
@@ -411,7 +421,8 @@ static void sort_line(const sctx *c, scratch *s, int64_t zp, int64_t xp) {
     emit_ctx ec = {c, zp};
     bool signd = nx_dtype_kind_of(c->xt) == NX_KIND_SIGNED;
     uint32_t *z32 = (uint32_t *)c->zb + zp;
-    nx__bk p = {n, arg, a, s->b, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
+    void *dest = into_z ? (void *)into_z : s->b;
+    nx__bk p = {n, arg, a, dest, a && a == s->a, (const uint32_t *)c->xb + xp, xs, s->hist, slices,
                 NX__BK_EMIT, NULL, fl, desc, (desc ? ~0u : 0u) ^ (signd ? NX__SIGN32 : 0u), NULL, zs, emit_words, &ec, zbits < 8, 0};
     if (arg) p.out = NX__BK_INDEX, p.zi = (int32_t *)c->zb + zp;
     else if (in_z(c)) p.out = NX__BK_VALUES, p.zv = z32;

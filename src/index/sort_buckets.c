@@ -21,6 +21,7 @@
 
 #include "nx_error.h"
 #include "sort_buckets.h"
+#include "sort_fill.h"
 #include "sort_keys.h"
 #include "../base/alloc.h"
 #include "../kernels/engine.h"
@@ -40,8 +41,6 @@ typedef struct plan {
 } plan;
 
 static void no_memory(nx__bk *p) { __atomic_store_n(&p->status, NX_ENOMEM, __ATOMIC_RELAXED); }
-
-#define DECODE(k) (fl ? nx__fbits32_dm(k, dm) : (k) ^ xr)
 
 /* One cache line of buffer to its place in the destination, past the
    caches where the CPU can (the destination is read back only later). */
@@ -63,11 +62,14 @@ static inline void fence(void) {
 #endif
 }
 
-/* The scatter of slice s of the line (words W, LINE of them a cache line):
+enum { SBLOCK = 512 };
+
+/* The scatter of slice s of the line (words W, LINE of them a cache line;
+   FILL(i, e) the e words from word i on, read in place or made into kb):
    word i of bucket d goes to pos[d]++, through the bucket's line of
    buffer; a line is written whole when it lies within the slice's part of
    the bucket, elementwise at the part's two ends. */
-#define DEFINE_SCATTER(name, W, LINE, KEY, LOAD)                                               \
+#define DEFINE_SCATTER(name, W, LINE, KEY, FILL)                                               \
   static void name(void *vp, int64_t s0, int64_t s1) {                                         \
     const plan *pl = vp;                                                                       \
     nx__bk *p = pl->p;                                                                         \
@@ -79,28 +81,32 @@ static inline void fence(void) {
       nx__free(buf), nx__free(pos);                                                            \
       return;                                                                                  \
     }                                                                                          \
-    uint32_t *restrict at = pos, *restrict first = pos + nb;                                   \
+    uint32_t *restrict at = pos, *restrict first = pos + nb, kb[SBLOCK];                       \
     W *restrict lines = buf, *restrict b = p->b;                                               \
     const uint16_t *restrict map = pl->map;                                                    \
     const W *restrict a = p->a;                                                                \
     const uint32_t *restrict xf = p->xf;                                                       \
     int64_t xs = p->xs;                                                                        \
     uint32_t dm = p->desc ? ~0u : 0u;                                                          \
-    (void)a, (void)xf, (void)xs, (void)dm;                                                     \
+    (void)a, (void)xf, (void)xs, (void)dm, (void)kb;                                           \
     for (int64_t s = s0; s < s1; s++) {                                                        \
       int64_t i0 = p->n * s / p->slices, i1 = p->n * (s + 1) / p->slices;                      \
       memcpy(at, pl->off + s * nb, sizeof *at * (size_t)nb);                                   \
       memcpy(first, at, sizeof *at * (size_t)nb);                                              \
-      for (int64_t i = i0; i < i1; i++) {                                                      \
-        W v = LOAD(i);                                                                         \
-        uint32_t d = map[KEY(v) >> 16], q = at[d]++;                                           \
-        W *l = lines + (size_t)d * LINE;                                                       \
-        l[q & (LINE - 1)] = v;                                                                 \
-        if ((q & (LINE - 1)) == LINE - 1) {                                                    \
-          uint32_t q0 = q - (LINE - 1);                                                        \
-          if (q0 >= first[d]) put_line(b + q0, l);                                             \
-          else                                                                                 \
-            for (uint32_t r = first[d]; r <= q; r++) b[r] = l[r & (LINE - 1)];                 \
+      for (int64_t i = i0; i < i1; i += SBLOCK) {                                              \
+        int64_t e = i1 - i < SBLOCK ? i1 - i : SBLOCK;                                         \
+        const W *restrict src = FILL(i, e);                                                    \
+        for (int64_t j = 0; j < e; j++) {                                                      \
+          W v = src[j];                                                                        \
+          uint32_t d = map[KEY(v) >> 16], q = at[d]++;                                         \
+          W *l = lines + (size_t)d * LINE;                                                     \
+          l[q & (LINE - 1)] = v;                                                               \
+          if ((q & (LINE - 1)) == LINE - 1) {                                                  \
+            uint32_t q0 = q - (LINE - 1);                                                      \
+            if (q0 >= first[d]) put_line(b + q0, l);                                           \
+            else                                                                               \
+              for (uint32_t r = first[d]; r <= q; r++) b[r] = l[r & (LINE - 1)];               \
+          }                                                                                    \
         }                                                                                      \
       }                                                                                        \
       for (int d = 0; d < nb; d++) {                                                           \
@@ -118,7 +124,7 @@ static inline void fence(void) {
 #define DEFINE_FINAL(name, W, KEY)                                                             \
   static void name(const nx__bk *p, const W *restrict cur, W *restrict other, int64_t at,      \
                    int64_t len, uint32_t *restrict c, int sh, uint32_t m, uint32_t lo) {        \
-    uint32_t *restrict zv = p->zv ? p->zv + at : NULL, xr = p->xr, dm = p->desc ? ~0u : 0u;     \
+    uint32_t *zv = p->zv ? p->zv + at : NULL, xr = p->xr, dm = p->desc ? ~0u : 0u;              \
     bool fl = p->fl;                                                                           \
     if (p->out == NX__BK_VALUES && c && (const void *)cur == (const void *)zv) {               \
       /* the bucket was ping-ponged through its own place in z */                            \
@@ -126,20 +132,20 @@ static inline void fence(void) {
       cur = other, c = NULL;                                                                   \
     }                                                                                          \
     switch (p->out) {                                                                          \
-    case NX__BK_VALUES:                                                                        \
-      if (!c)                                                                                  \
-        for (int64_t i = 0; i < len; i++) zv[i] = DECODE((uint32_t)KEY(cur[i]));              \
-      else {                                                                                   \
-        /* into the free buffer, in the caches, then along z once: stores \
-           scattered over z's lines would each wait for its line */        \
+    case NX__BK_VALUES: {                                                                      \
+      /* the keys in order into the free buffer (in the caches), then     \
+         decoded along z once: stores scattered over z's lines would each \
+         wait for its line (unless the free buffer is the bucket's place  \
+         in z, just read) */                                              \
+      const uint32_t *src = (const uint32_t *)(const void *)cur;                               \
+      if (c) {                                                                                 \
         uint32_t *o = (uint32_t *)(void *)other;                                               \
-        for (int64_t i = 0; i < len; i++) {                                                    \
-          uint32_t k = (uint32_t)KEY(cur[i]);                                                  \
-          o[c[((k - lo) >> sh) & m]++] = DECODE(k);                                            \
-        }                                                                                      \
-        memcpy(zv, o, sizeof *zv * (size_t)len);                                               \
+        for (int64_t i = 0; i < len; i++) o[c[((KEY(cur[i]) - lo) >> sh) & m]++] = (uint32_t)KEY(cur[i]); \
+        src = o;                                                                               \
       }                                                                                        \
+      nx__key_decode(zv, src, len, fl, dm, xr);                                                \
       break;                                                                                   \
+    }                                                                                          \
     case NX__BK_INDEX: {                                                                       \
       int64_t zs = p->zs;                                                                      \
       int32_t *restrict z = p->zi + at * zs;                                                   \
@@ -226,12 +232,10 @@ static inline void fence(void) {
 
 #define KEY32(v) (v)
 #define KEY64(v) ((uint32_t)((v) >> 32))
-#define WORD(i) a[i]
-#define FLOAT(i) nx__fkey32_dm(xf[i], dm)
-#define FLOATS(i) nx__fkey32_dm(xf[(i) * xs], dm)
+#define WORD(i, e) (a + (i))
+#define FLOATS(i, e) (nx__fkey_block(kb, xf + (i) * xs, xs, e, dm, 0, NULL), kb)
 DEFINE_SCATTER(scatter32, uint32_t, 16, KEY32, WORD)
-DEFINE_SCATTER(scatter_floats, uint32_t, 16, KEY32, FLOAT)
-DEFINE_SCATTER(scatter_strided, uint32_t, 16, KEY32, FLOATS)
+DEFINE_SCATTER(scatter_floats, uint32_t, 16, KEY32, FLOATS)
 DEFINE_SCATTER(scatter64, uint64_t, 8, KEY64, WORD)
 DEFINE_FINAL(final32, uint32_t, KEY32)
 DEFINE_FINAL(final64, uint64_t, KEY64)
@@ -310,7 +314,7 @@ int nx__bk_sort(nx__bk *p) {
     const uint32_t *h = p->hist + (size_t)(s - 1) * NX__BK_TOP;
     for (int j = 0; j < NX__BK_TOP; j++) o[pl.map[j]] += h[j];
   }
-  nx__parallel(S, S, p->items ? scatter64 : p->a ? scatter32 : p->xs == 1 ? scatter_floats : scatter_strided, &pl);
+  nx__parallel(S, S, p->items ? scatter64 : p->a ? scatter32 : scatter_floats, &pl);
   int chunks = p->out == NX__BK_EMIT && p->serial_emit ? 1 : nb < 8 * nx_num_threads() ? nb : 8 * nx_num_threads();
   if (!p->status) nx__parallel(nb, chunks, buckets_task, &pl);
 out:

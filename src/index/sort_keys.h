@@ -34,11 +34,13 @@ static inline uint64_t nx__fbits64(uint64_t k, bool desc) {
 
 /* The same for float32 without branches, dm all ones for descending (the
    descending key is the ascending one's complement less one): NaNs the
-   NaN key, both zeros +0's key. */
+   NaN key, both zeros +0's key. Selects and signed compares only (m is
+   below 2^31), so a loop of it vectorizes. */
 static inline uint32_t nx__fkey32_dm(uint32_t b, uint32_t dm) {
-  uint32_t m = b & ~NX__SIGN32, k = m ? (b >> 31 ? ~b : b | NX__SIGN32) : NX__SIGN32;
+  uint32_t m = b & ~NX__SIGN32, k = b ^ ((uint32_t)((int32_t)b >> 31) | NX__SIGN32);
+  k = m ? k : NX__SIGN32;
   k = (k ^ dm) - (dm & 1);
-  return m > 0x7F800000u ? NX__NAN32 : k;
+  return (int32_t)m > 0x7F800000 ? NX__NAN32 : k;
 }
 static inline uint32_t nx__fbits32_dm(uint32_t k, uint32_t dm) {
   k = (k + (dm & 1)) ^ dm;
