@@ -143,7 +143,8 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
     }
     nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param, .nrows = k, .t = t,
                   .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
-    if (nx__shape_push(s, &s->pending, &c)) return leaf_failed(s, t, vars, nx__fail(NX_ENOMEM, "%s: out of memory", fn));
+    if (nx__shape_push(s, &s->pending, &c))
+      return leaf_failed(s, t, vars, nx__fail(NX_ENOMEM, "%s: out of memory", fn));
   }
   *made = t;
   (void)out;
@@ -196,7 +197,8 @@ int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, 
   int vars[3];
   nx_tensor *t = tensor_node(s, label, 0u, vars);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-  if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return leaf_failed(s, t, vars, nx__fail(NX_ENOMEM, "%s: out of memory", fn));
+  if (!(t->env = nx__shape_alloc(s, sizeof *t->env)))
+    return leaf_failed(s, t, vars, nx__fail(NX_ENOMEM, "%s: out of memory", fn));
   t->is_param = is_param;
   const nx_row *rows[3];
   int rc = nx__shape_leaf_parse(s, spec, t->env, rows);
