@@ -11,16 +11,15 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-/* Room for variable ids up to n - 1: the solution, self and log tables and
-   the opnd bits by doubling, the variables by whole pages (a page never
-   moves). */
+/* Room for variable ids up to n - 1: the solution and self tables and the
+   opnd bits by doubling, the variables by whole pages (a page never moves).
+   The log's table (vsaved) grows only when a snapshot is taken. */
 int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   if (n <= s->capvars) return 0;
-  /* the three tables share capvars: each grows to the same new capacity */
-  int cv = s->capvars, cs = s->capvars, cw = s->capvars;
+  /* the two tables share capvars: each grows to the same new capacity */
+  int cv = s->capvars, cs = s->capvars;
   if (nx__shape_grow((void **)&s->val, &cv, n, sizeof *s->val, 256) ||
-      nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv) ||
-      nx__shape_grow((void **)&s->vsaved, &cw, cv, sizeof *s->vsaved, cv))
+      nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv))
     return NX_ENOMEM;
   int nw = s->nopnd_words, words = cv / 64 + 1;
   if (nx__shape_grow((void **)&s->opnd_bits, &nw, words, sizeof *s->opnd_bits, words)) return NX_ENOMEM;
@@ -63,7 +62,6 @@ int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
   }
   if (s->nvars >= s->capvars && (s->nvars == INT_MAX || nx__shape_vars_reserve(s, s->nvars + 1))) return NX_ENOMEM;
   id = s->nvars;
-  s->vsaved[id] = 0;
   if (init_var(s, id, is_row, name)) return NX_ENOMEM;
   s->nvars++;
   return id;

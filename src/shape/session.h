@@ -120,7 +120,9 @@ struct nx_shape_session {
   bool logging;    /* a snapshot is live */
   bool undo_lost;  /* a change could not be logged (out of memory) */
   int epoch;       /* a variable is logged once per epoch (vsaved) */
-  int *vsaved;     /* by variable: the epoch it was last logged in */
+  int *vsaved;     /* by variable: the epoch it was last logged in; made by
+                      a snapshot's take for the variables below nvsaved */
+  int nvsaved, capvsaved;
   /* older state is logged: variables below w_nvars, links and lower bounds
      up to w_nlk and w_nlbs; 0 and -1 while no snapshot is live, so that a
      barrier costs one comparison then */

@@ -130,11 +130,24 @@ static void set_watermarks(nx_shape_session *s) {
   s->epoch++; /* every variable is logged again at its next change */
 }
 
+/* The log's table covers the variables there are (those a snapshot taken
+   now would log), the new entries 0: no epoch, as the first is 1. Entries
+   are made here, not with each variable, so a session without snapshots
+   has no table; one made since the last take, or dropped by a restore and
+   made again, keeps an older epoch than the next take's, which is all the
+   barrier asks. 0 or NX_ENOMEM. */
+static int vsaved_cover(nx_shape_session *s) {
+  if (nx__shape_grow((void **)&s->vsaved, &s->capvsaved, s->nvars, sizeof *s->vsaved, 256)) return NX_ENOMEM;
+  if (s->nvars > s->nvsaved) memset(s->vsaved + s->nvsaved, 0, (size_t)(s->nvars - s->nvsaved) * sizeof *s->vsaved);
+  if (s->nvars > s->nvsaved) s->nvsaved = s->nvars;
+  return 0;
+}
+
 int nx_shape_snapshot_take(nx_shape_session *s, nx_shape_snapshot **out) {
   if (!s || !out) return nx__fail(NX_EINVAL, "nx_shape_snapshot_take: %s is NULL", s ? "the result" : "the session");
   nx_shape_snapshot *x = nx__calloc(1, sizeof *x);
   int qn = s->queue.n - s->qhead;
-  if (!x || nx__shape_vars_reserve(s, s->nvars) ||
+  if (!x || nx__shape_vars_reserve(s, s->nvars) || vsaved_cover(s) ||
       nx__shape_grow((void **)&s->snaps, &s->capsnaps, s->nsnaps + 1, sizeof *s->snaps, 4) ||
       copy_out((void **)&x->pending, s->pending.p, s->pending.n, sizeof *s->pending.p) ||
       copy_out((void **)&x->queue, s->queue.p + s->qhead, qn, sizeof *s->queue.p) ||
@@ -212,7 +225,8 @@ int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap
   /* the allocations of now, with the saved counts */
   s->chunks = cur.chunks, s->self_chunks = cur.self_chunks;
   s->vpages = cur.vpages, s->nvpages = cur.nvpages, s->capvpages = cur.capvpages;
-  s->val = cur.val, s->self = cur.self, s->vsaved = cur.vsaved, s->capvars = cur.capvars;
+  s->val = cur.val, s->self = cur.self, s->capvars = cur.capvars;
+  s->vsaved = cur.vsaved, s->nvsaved = cur.nvsaved, s->capvsaved = cur.capvsaved;
   s->opnd_bits = cur.opnd_bits, s->nopnd_words = cur.nopnd_words; /* a superset stays one */
   s->pending.p = cur.pending.p, s->pending.cap = cur.pending.cap;
   s->queue.p = cur.queue.p, s->queue.cap = cur.queue.cap;
@@ -273,7 +287,6 @@ int nx_shape_ids_reserve(nx_shape_session *s, int nvars, int ntensors, nx_shape_
   /* the slots are variables no constraint mentions until a trace takes them */
   for (int i = 0; i < nvars; i++) {
     int id = s->nvars;
-    s->vsaved[id] = 0;
     nx__var *v = NX__VAR(s, id);
     memset(v, 0, sizeof *v);
     v->up = id;

@@ -35,9 +35,12 @@ static void node_name(char *buf, const char *prefix, int id) {
   buf[n] = 0;
 }
 
-/* A new tensor of three fresh open rows, listed in the session; NULL on out of
-   memory (tensor_internal.h). */
-nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label) {
+/* A new tensor with a fresh row variable per row (their ids in vars), its
+   rows in `open` (bit k for row k) those variables' open rows, the others
+   NULL until its maker sets them: a leaf's given rows would leave the row
+   made for the variable unread, and a large graph made one such row in
+   eight. Listed in the session; NULL on out of memory. */
+static nx_tensor *tensor_node(nx_shape_session *s, const char *label, unsigned open, int vars[3]) {
   nx_tensor *t = nx__shape_alloc(s, sizeof *t);
   if (!t) return NULL;
   t->id = tensor_id(s, true);
@@ -45,11 +48,27 @@ nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label) {
   if (!label) node_name(buf, "", t->id);
   t->label = nx__shape_strdup(s, label ? label : buf);
   for (int k = 0; k < 3; k++) {
-    int v = nx__shape_new_var(s, true, NULL);
-    if (v < 0 || !(t->rows[k] = nx__shape_row_of_var(s, v))) return NULL;
+    int v = vars[k] = nx__shape_new_var(s, true, NULL);
+    if (v < 0 || ((open >> k & 1u) && !(t->rows[k] = nx__shape_row_of_var(s, v)))) return NULL;
   }
   if (!t->label || nx__shape_pvec_push(&s->tensors, t)) return NULL;
   return t;
+}
+
+/* A new tensor of three fresh open rows, listed in the session; NULL on out of
+   memory (tensor_internal.h). */
+nx_tensor *nx__shape_tensor_node(nx_shape_session *s, const char *label) {
+  int vars[3];
+  return tensor_node(s, label, 7u, vars);
+}
+
+/* A leaf that failed before all its rows were set: the rest are its
+   variables' open rows, as if made with it (every tensor of the session has
+   three rows for closing; the empty row if memory runs out). Returns rc. */
+static int leaf_failed(nx_shape_session *s, nx_tensor *t, const int vars[3], int rc) {
+  for (int k = 0; k < 3; k++)
+    if (!t->rows[k] && !(t->rows[k] = nx__shape_row_of_var(s, vars[k]))) t->rows[k] = s->empty;
+  return rc;
 }
 
 static nx_tensor *op_node(nx_shape_session *s, const char *op) {
@@ -107,15 +126,16 @@ static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tenso
 
 static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_param, const char *const axes[3],
                 nx_tensor **out, nx_tensor **made) {
-  nx_tensor *t = nx__shape_tensor_node(s, label);
+  int vars[3];
+  nx_tensor *t = tensor_node(s, label, (axes[0] ? 0u : 1u) | (axes[1] ? 0u : 2u) | (axes[2] ? 0u : 4u), vars);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   t->is_param = is_param;
   for (int k = 0; k < 3; k++) {
     if (axes[k]) {
       const nx_row *r;
       int rc = nx__shape_axes_parse(s, axes[k], &r);
-      if (rc == NX_ENOMEM) return nx__fail(rc, "%s: out of memory", fn);
-      if (rc) return nx__fail(rc, "%s: %s %s: %s", fn, t->label, kind_names[k], s->err);
+      if (rc == NX_ENOMEM) return leaf_failed(s, t, vars, nx__fail(rc, "%s: out of memory", fn));
+      if (rc) return leaf_failed(s, t, vars, nx__fail(rc, "%s: %s %s: %s", fn, t->label, kind_names[k], s->err));
       t->rows[k] = r;
     } else if (is_param) {
       nx__var *e = NX__VAR(s, t->rows[k]->var);
@@ -123,7 +143,8 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
     }
     nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = t->rows[k], .is_param = is_param, .nrows = k, .t = t,
                   .o = origin(s, is_param ? "parameter" : "terminal", t, k, t, k)};
-    if (nx__shape_push(s, &s->pending, &c)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+    if (nx__shape_push(s, &s->pending, &c))
+      return leaf_failed(s, t, vars, nx__fail(NX_ENOMEM, "%s: out of memory", fn));
   }
   *made = t;
   (void)out;
@@ -173,15 +194,18 @@ int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, 
                       nx_tensor **out) {
   static const char *fn = "nx_tensor_of_spec";
   CHECK_ARGS(fn, spec && total >= -1);
-  nx_tensor *t = nx__shape_tensor_node(s, label);
-  if (!t || !(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  int vars[3];
+  nx_tensor *t = tensor_node(s, label, 0u, vars);
+  if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  if (!(t->env = nx__shape_alloc(s, sizeof *t->env)))
+    return leaf_failed(s, t, vars, nx__fail(NX_ENOMEM, "%s: out of memory", fn));
   t->is_param = is_param;
   const nx_row *rows[3];
   int rc = nx__shape_leaf_parse(s, spec, t->env, rows);
-  if (rc == NX_ENOMEM) return nx__fail(rc, "%s: out of memory", fn);
-  if (rc) return nx__fail(rc, "%s: %s", fn, s->err);
+  if (rc == NX_ENOMEM) return leaf_failed(s, t, vars, nx__fail(rc, "%s: out of memory", fn));
+  if (rc) return leaf_failed(s, t, vars, nx__fail(rc, "%s: %s", fn, s->err));
+  for (int k = 0; k < 3; k++) t->rows[k] = rows[k];
   for (int k = 0; k < 3; k++) {
-    t->rows[k] = rows[k];
     if (is_param && rows[k]->var) {
       nx__var *e = NX__VAR(s, rows[k]->var);
       e->is_param = e->hidden_param = true;
