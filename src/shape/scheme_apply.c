@@ -60,15 +60,24 @@ static const nx_row *make_row(inst *x, const nx__srow *r) {
   return nx__shape_row_new(x->s, beg, r->nbeg, dims, r->ndims, r->var ? var_of(x, r->var) : 0);
 }
 
+/* a and the first nb bytes of b, joined in the session's arena (NULL if
+   memory runs out): the strings of an application are built per
+   constraint, where a formatted print would cost more than the solve. */
+static char *cat(nx_shape_session *s, const char *a, const char *b, size_t nb) {
+  size_t na = strlen(a);
+  char *m = nx__shape_alloc(s, na + nb + 1);
+  if (!m) return NULL;
+  memcpy(m, a, na);
+  memcpy(m + na, b, nb);
+  m[na + nb] = 0;
+  return m;
+}
+
 /* The session's copy of scheme string i: an operation carries the
    application's prefix. */
 static const char *op_str(inst *x, int i) {
   if (i < 0) return x->prefix; /* no operation: the application names it */
-  if (x->ops[i]) return x->ops[i];
-  size_t n = strlen(x->prefix) + strlen(x->sc->strs[i]) + 1;
-  char *op = nx__shape_alloc(x->s, n);
-  if (op) snprintf(op, n, "%s%s", x->prefix, x->sc->strs[i]);
-  return x->ops[i] = op;
+  return x->ops[i] ? x->ops[i] : (x->ops[i] = cat(x->s, x->prefix, x->sc->strs[i], strlen(x->sc->strs[i])));
 }
 
 static const char *name_str(inst *x, int i) {
@@ -93,12 +102,7 @@ static const nx__origin *own_origin(inst *x, const char *operation, const char *
   nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
   if (!y) return NULL;
   const char **op = operation[0] == 'a' ? &x->op_arg : &x->op_res;
-  if (!*op) {
-    size_t n = strlen(x->prefix) + strlen(operation) + 1;
-    char *m = nx__shape_alloc(x->s, n);
-    if (m) snprintf(m, n, "%s%s", x->prefix, operation);
-    *op = m;
-  }
+  if (!*op) *op = cat(x->s, x->prefix, operation, strlen(operation));
   y->operation = *op;
   y->lhs_name = lhs;
   y->rhs_name = rhs;
@@ -113,10 +117,21 @@ static nx_tensor *make_tensor(inst *x, const nx__stensor *t, int id0) {
   if (!u) return NULL;
   u->id = id0 + t->made + 1; /* the id the body's tensor would have */
   const char *hash = strrchr(t->label, '#');
-  char buf[128];
-  if (hash) snprintf(buf, sizeof buf, "%.*s#%d", (int)(hash - t->label < 100 ? hash - t->label : 100), t->label, u->id);
-  else snprintf(buf, sizeof buf, "%.120s", t->label);
-  u->label = nx__shape_strdup(s, buf);
+  if (hash) {
+    /* "<operation>#<id>": at most 100 bytes of the operation, as the body's label */
+    char num[16], *p = num + sizeof num;
+    *--p = 0;
+    for (unsigned v = (unsigned)u->id; v || p == num + sizeof num - 1; v /= 10) *--p = (char)('0' + v % 10);
+    *--p = '#';
+    size_t nh = (size_t)(hash - t->label) < 100 ? (size_t)(hash - t->label) : 100;
+    char *l = nx__shape_alloc(s, nh + (size_t)(num + sizeof num - p));
+    if (l) {
+      memcpy(l, t->label, nh);
+      memcpy(l + nh, p, (size_t)(num + sizeof num - p));
+    }
+    u->label = l;
+  } else
+    u->label = strlen(t->label) <= 120 ? nx__shape_strdup(s, t->label) : cat(s, "", t->label, 120);
   for (int k = 0; k < 3; k++) u->rows[k] = x->rows[t->rows[k]];
   u->is_param = t->is_param;
   if (!u->label || nx__shape_pvec_push(&s->tensors, u)) return NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shape schemes (nx_scheme.h): the printed form of four blocks, every error
-   prefix, the value restriction, capture references, and that a trace
-   leaves the session as it was. */
+   prefix, the value restriction, capture references, that a trace
+   leaves the session as it was, and that an application labels what it
+   makes as the body does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,7 +505,45 @@ static void test_rewind(void) {
   nx_shape_session_free(S);
 }
 
+/* ---- the labels of the tensors an application makes ---- */
+
+/* relu x, a leaf without a label and a parameter made inside, all returned */
+static int three(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  *nr = 3;
+  int rc = nx_tensor_unary(s, "relu", a[0], &r[0]);
+  if (!rc) rc = nx_tensor_term(s, NULL, "", "", "2", &r[1]);
+  return rc ? rc : nx_tensor_param(s, "b", "", "4", &r[2]);
+}
+
+/* Two applications label what they make as two runs of the body do (the
+   operation or leaf, then the id the body's tensor would take), in twin
+   sessions. */
+static void test_made_labels(void) {
+  char body[2][3][64], inst[2][3][64];
+  for (int side = 0; side < 2; side++) {
+    nx_shape_session_new(&S);
+    nx_tensor *x = term("x", "2", "", "3");
+    nx_scheme *sc = side ? trace("three", 1, three, NULL) : NULL;
+    for (int k = 0; k < 2; k++) {
+      nx_tensor *r[3] = {0};
+      int nr = 0, rc = side ? nx_scheme_instantiate(S, sc, NULL, &x, 1, r, 3) : three(NULL, S, &x, 1, r, &nr);
+      CHECK(rc == 0, "application %d (%s): %s", k, side ? "scheme" : "body", nx_error_message());
+      for (int j = 0; j < 3; j++) snprintf((side ? inst : body)[k][j], 64, "%s", rc ? "?" : nx_tensor_label(r[j]));
+    }
+    nx_scheme_free(sc);
+    nx_shape_session_free(S);
+  }
+  CHECK(!strcmp(body[1][0], "relu#5") && !strcmp(body[1][1], "#6") && !strcmp(body[1][2], "b"),
+        "the body's second labels: %s %s %s", body[1][0], body[1][1], body[1][2]);
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < 3; j++)
+      CHECK(!strcmp(body[k][j], inst[k][j]), "application %d, result %d: %s by the scheme, %s by the body", k, j,
+            inst[k][j], body[k][j]);
+}
+
 int main(void) {
+  test_made_labels();
   test_printed();
   test_applied();
   test_trace_errors();
