@@ -121,7 +121,9 @@ static nx_tensor *make_tensor(inst *x, const nx__stensor *t, int id0) {
     /* "<operation>#<id>": at most 100 bytes of the operation, as the body's label */
     char num[16], *p = num + sizeof num;
     *--p = 0;
-    for (unsigned v = (unsigned)u->id; v || p == num + sizeof num - 1; v /= 10) *--p = (char)('0' + v % 10);
+    unsigned v = u->id < 0 ? 0u - (unsigned)u->id : (unsigned)u->id;
+    do *--p = (char)('0' + v % 10); while (v /= 10);
+    if (u->id < 0) *--p = '-';
     *--p = '#';
     size_t nh = (size_t)(hash - t->label) < 100 ? (size_t)(hash - t->label) : 100;
     char *l = nx__shape_alloc(s, nh + (size_t)(num + sizeof num - p));
