@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shape schemes (nx_scheme.h): the printed form of four blocks, every error
    prefix, the value restriction, capture references, that a trace
-   leaves the session as it was, and that an application labels what it
-   makes as the body does. */
+   leaves the session as it was, and that an application labels, numbers
+   and names in its errors what it makes as the body does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
