@@ -13,7 +13,11 @@
 typedef struct {
   nx_shape_session *s;
   const nx_scheme *sc;
+  const nx_scheme *full; /* the full record: its tensors are every made tensor, by index */
+  nx_tensor *const *args;
   int *fresh;
+  const char **labels; /* by made index: the labels the body's tensors would have, made on first use */
+  int id_lo, id_avail, id0; /* the made tensors' ids: id_avail from the entered range's id_lo, then id0 + 1, ... */
   const nx_dim **dims;
   const nx_row **rows;
   const nx__origin **origins;
@@ -60,18 +64,59 @@ static const nx_row *make_row(inst *x, const nx__srow *r) {
   return nx__shape_row_new(x->s, beg, r->nbeg, dims, r->ndims, r->var ? var_of(x, r->var) : 0);
 }
 
+/* a and the first nb bytes of b, joined in the session's arena (NULL if
+   memory runs out): the strings of an application are built per
+   constraint, where a formatted print would cost more than the solve. */
+static char *cat(nx_shape_session *s, const char *a, const char *b, size_t nb) {
+  size_t na = strlen(a);
+  char *m = nx__shape_alloc(s, na + nb + 1);
+  if (!m) return NULL;
+  memcpy(m, a, na);
+  memcpy(m + na, b, nb);
+  m[na + nb] = 0;
+  return m;
+}
+
 /* The session's copy of scheme string i: an operation carries the
    application's prefix. */
 static const char *op_str(inst *x, int i) {
   if (i < 0) return x->prefix; /* no operation: the application names it */
-  if (x->ops[i]) return x->ops[i];
-  size_t n = strlen(x->prefix) + strlen(x->sc->strs[i]) + 1;
-  char *op = nx__shape_alloc(x->s, n);
-  if (op) snprintf(op, n, "%s%s", x->prefix, x->sc->strs[i]);
-  return x->ops[i] = op;
+  return x->ops[i] ? x->ops[i] : (x->ops[i] = cat(x->s, x->prefix, x->sc->strs[i], strlen(x->sc->strs[i])));
+}
+
+/* The id the body's made-th tensor would take: the entered range's while
+   it lasts, then the session's counter's (as tensor.c gives them). */
+static int made_id(const inst *x, int made) {
+  return made < x->id_avail ? x->id_lo + made : x->id0 + 1 + (made - x->id_avail);
+}
+
+/* The label the body's made-th tensor would have: one given kept as it
+   is, one made "<operation>#<id>" with the application's id. */
+static const char *made_label(inst *x, int made) {
+  if (x->labels[made]) return x->labels[made];
+  const nx__stensor *t = &x->full->tensors[made];
+  if (t->op_len < 0) return x->labels[made] = nx__shape_strdup(x->s, t->label);
+  int id = made_id(x, made);
+  char num[16], *p = num + sizeof num;
+  *--p = 0;
+  unsigned v = id < 0 ? 0u - (unsigned)id : (unsigned)id;
+  do *--p = (char)('0' + v % 10); while (v /= 10);
+  if (id < 0) *--p = '-';
+  *--p = '#';
+  size_t nh = (size_t)t->op_len, np = (size_t)(num + sizeof num - p);
+  char *l = nx__shape_alloc(x->s, nh + np);
+  if (l) {
+    memcpy(l, t->label, nh);
+    memcpy(l + nh, p, np);
+  }
+  return x->labels[made] = l;
 }
 
 static const char *name_str(inst *x, int i) {
+  if (i <= NX__SNAME(0)) {
+    int ref = NX__SNAME(0) - i;
+    return ref < x->sc->arity ? x->args[ref]->label : made_label(x, ref - x->sc->arity);
+  }
   if (i < 0) return "?";
   return x->names[i] ? x->names[i] : (x->names[i] = nx__shape_strdup(x->s, x->sc->strs[i]));
 }
@@ -93,12 +138,7 @@ static const nx__origin *own_origin(inst *x, const char *operation, const char *
   nx__origin *y = nx__shape_alloc(x->s, sizeof *y);
   if (!y) return NULL;
   const char **op = operation[0] == 'a' ? &x->op_arg : &x->op_res;
-  if (!*op) {
-    size_t n = strlen(x->prefix) + strlen(operation) + 1;
-    char *m = nx__shape_alloc(x->s, n);
-    if (m) snprintf(m, n, "%s%s", x->prefix, operation);
-    *op = m;
-  }
+  if (!*op) *op = cat(x->s, x->prefix, operation, strlen(operation));
   y->operation = *op;
   y->lhs_name = lhs;
   y->rhs_name = rhs;
@@ -106,17 +146,14 @@ static const nx__origin *own_origin(inst *x, const char *operation, const char *
   return *op ? y : NULL;
 }
 
-/* A made tensor again: its label keeps the operation and takes a new id. */
-static nx_tensor *make_tensor(inst *x, const nx__stensor *t, int id0) {
+/* A made tensor again, labelled and numbered as the body's would be. */
+static nx_tensor *make_tensor(inst *x, const nx__stensor *t) {
   nx_shape_session *s = x->s;
   nx_tensor *u = nx__shape_alloc(s, sizeof *u);
   if (!u) return NULL;
-  u->id = id0 + t->made + 1; /* the id the body's tensor would have */
-  const char *hash = strrchr(t->label, '#');
-  char buf[128];
-  if (hash) snprintf(buf, sizeof buf, "%.*s#%d", (int)(hash - t->label < 100 ? hash - t->label : 100), t->label, u->id);
-  else snprintf(buf, sizeof buf, "%.120s", t->label);
-  u->label = nx__shape_strdup(s, buf);
+  u->id = made_id(x, t->made);
+  u->label = made_label(x, t->made);
+  u->auto_len = (unsigned char)(t->op_len + 1);
   for (int k = 0; k < 3; k++) u->rows[k] = x->rows[t->rows[k]];
   u->is_param = t->is_param;
   if (!u->label || nx__shape_pvec_push(&s->tensors, u)) return NULL;
@@ -171,6 +208,11 @@ bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
 static int build_and_push(inst *x, const nx_scheme *own, nx_tensor *const *args, nx_tensor **results, nx_tensor **made) {
   const nx_scheme *sc = x->sc;
   nx_shape_session *s = x->s;
+  x->args = args;
+  const nx__id_cursor *ids = &s->ids;
+  x->id_lo = ids->tensor_next;
+  x->id_avail = ids->on && ids->tensor_next < ids->tensor_end ? ids->tensor_end - ids->tensor_next : 0;
+  x->id0 = s->next_tensor_id;
   for (int k = 0; k < sc->ngen; k++) {
     int v = nx__shape_new_var(s, sc->gen[k].is_row, sc->gen[k].name);
     if (v < 0) return NX_ENOMEM;
@@ -184,10 +226,12 @@ static int build_and_push(inst *x, const nx_scheme *own, nx_tensor *const *args,
     if (!(x->rows[i] = make_row(x, &sc->rows[i]))) return NX_ENOMEM;
   for (int i = 0; i < sc->norigins; i++)
     if (!(x->origins[i] = make_origin(x, &sc->origins[i]))) return NX_ENOMEM;
-  int id0 = s->next_tensor_id;
   for (int i = 0; i < sc->ntensors; i++)
-    if (!(made[i] = make_tensor(x, &sc->tensors[i], id0))) return NX_ENOMEM;
-  s->next_tensor_id = id0 + sc->nmade; /* the ids the body takes, made tensors kept or not */
+    if (!(made[i] = make_tensor(x, &sc->tensors[i]))) return NX_ENOMEM;
+  /* the ids the body takes, made tensors kept or not */
+  int from_range = sc->nmade < x->id_avail ? sc->nmade : x->id_avail;
+  s->ids.tensor_next += from_range;
+  s->next_tensor_id = x->id0 + sc->nmade - from_range;
   for (int i = 0; i < sc->arity; i++)
     for (int k = 0; k < 3; k++) {
       /* the tracing row first: its variable is the one bound, as if the body had the argument itself */
@@ -223,11 +267,12 @@ static int build_and_push(inst *x, const nx_scheme *own, nx_tensor *const *args,
    stage 1: 0, NX_EINVAL with s->err set, or NX_ENOMEM. */
 static int apply(nx_shape_session *s, const nx_scheme *sc, const nx_scheme *tab, const char *prefix,
                  nx_tensor *const *args, nx_tensor **out) {
-  inst x = {.s = s, .sc = tab, .prefix = prefix};
+  inst x = {.s = s, .sc = tab, .full = sc, .prefix = prefix};
   /* the application's scratch tables in one block, on the stack when small */
   size_t nfresh = (size_t)tab->ngen + 1, ndims = (size_t)tab->ndims + 1, nrows = (size_t)tab->nrows + 1,
-         norig = (size_t)tab->norigins + 1, nstrs = (size_t)tab->nstrs + 1, nmade = (size_t)tab->ntensors + 1;
-  size_t units = (nfresh + 1) / 2 + ndims + nrows + norig + 2 * nstrs + nmade;
+         norig = (size_t)tab->norigins + 1, nstrs = (size_t)tab->nstrs + 1, nmade = (size_t)tab->ntensors + 1,
+         nlabels = (size_t)sc->nmade + 1;
+  size_t units = (nfresh + 1) / 2 + ndims + nrows + norig + 2 * nstrs + nlabels + nmade;
   void *small[512], **block = units <= 512 ? small : nx__malloc(units * sizeof *block);
   nx_tensor **made = NULL;
   if (block) {
@@ -236,9 +281,10 @@ static int apply(nx_shape_session *s, const nx_scheme *sc, const nx_scheme *tab,
     x.origins = (const nx__origin **)(block + ndims + nrows);
     x.ops = (const char **)(block + ndims + nrows + norig);
     x.names = x.ops + nstrs;
-    made = (nx_tensor **)(x.names + nstrs);
+    x.labels = x.names + nstrs;
+    made = (nx_tensor **)(x.labels + nlabels);
     x.fresh = (int *)(void *)(made + nmade);
-    memset(x.ops, 0, 2 * nstrs * sizeof *x.ops);
+    memset(x.ops, 0, (2 * nstrs + nlabels) * sizeof *x.ops);
   }
   int rc = block ? build_and_push(&x, sc, args, out, made) : NX_ENOMEM;
   if (block != small) nx__free(block);

@@ -157,11 +157,28 @@ static int copy_str(nx__copier *c, const char *str) {
   return sc->nstrs++;
 }
 
+void nx__scheme_note_names(nx__copier *c, nx_tensor *const *args, int n, int T1, int nmade) {
+  for (int i = 0; i < n + nmade; i++)
+    if (pmap_put(&c->names, i < n ? args[i]->label : ((const nx_tensor *)c->s->tensors.p[T1 + i - n])->label, i))
+      c->nomem = true;
+}
+
+nx__stensor nx__scheme_stensor(nx_scheme *sc, const nx_tensor *t, int made) {
+  return (nx__stensor){.label = nx__scheme_str(sc, t->label), .op_len = t->auto_len - 1, .is_param = t->is_param,
+                       .made = made};
+}
+
+/* An origin's name: a noted tensor's by reference, else the string. */
+static int copy_name(nx__copier *c, const char *name) {
+  int ref = name ? pmap_find(&c->names, name) : -1;
+  return ref >= 0 ? NX__SNAME(ref) : copy_str(c, name);
+}
+
 static int copy_origin(nx__copier *c, const nx__origin *o) {
   o = nx__scheme_leaf_origin(o);
   if (!o) return -1;
   nx_scheme *sc = c->sc;
-  nx__sorigin x = {copy_str(c, o->operation), copy_str(c, o->lhs_name), copy_str(c, o->rhs_name), o->lhs_kind, o->rhs_kind};
+  nx__sorigin x = {copy_str(c, o->operation), copy_name(c, o->lhs_name), copy_name(c, o->rhs_name), o->lhs_kind, o->rhs_kind};
   if (NX__SGROW(sc, origins, norigins, caporigins)) return c->nomem = true, -1;
   sc->origins[sc->norigins] = x;
   return sc->norigins++;

@@ -55,7 +55,12 @@ typedef struct nx__scons {
 } nx__scons;
 
 /* An origin: its strings by index into the scheme's strs (-1: none), so
-   that an application copies each distinct string into the session once. */
+   that an application copies each distinct string into the session once;
+   a name that is the label of a tracing tensor or of a tensor the function
+   made is that tensor's, NX__SNAME(ref) (ref: the argument's index, or the
+   arity plus the made tensor's), which an application names as it names
+   its own tensor. */
+#define NX__SNAME(ref) (-2 - (ref))
 typedef struct nx__sorigin {
   int operation, lhs, rhs;
   signed char lk, rk;
@@ -79,6 +84,7 @@ typedef struct nx__sflag {
 /* A tensor the function made: its rows, in the order it made them. */
 typedef struct nx__stensor {
   const char *label;
+  int op_len; /* a label made "<operation>#<id>": the operation's length (an application gives its own id); -1: a label given, kept */
   int made; /* its index among every tensor the function made (its id's offset) */
   int rows[3];
   bool is_param;
@@ -143,6 +149,7 @@ typedef struct {
   int *gmap;  /* variable W + i: its generalized index + 1, 0: not yet */
   bool *seen; /* variable v < W: read by the record (NULL: not noted) */
   nx__pmap dims, rows, strs;
+  nx__pmap names; /* a tracing or made tensor's label: its NX__SNAME ref */
   bool nomem, too_big; /* too_big: a concatenation of more than 64 parts, a flank of more than 256 dims or
                           a total over more than 64 rows, beyond what a scheme holds */
 } nx__copier;
@@ -152,6 +159,12 @@ int nx__scheme_copy_row(nx__copier *c, const nx_row *r);
 /* Appends constraint k to sc's record. */
 void nx__scheme_copy_cons(nx__copier *c, const nx__cons *k);
 void nx__scheme_pmap_free(nx__pmap *m);
+/* Notes the labels of the n tracing tensors and of the nmade tensors the
+   function made (s->tensors from T1), so that origins name them by
+   reference; c->nomem on out of memory. */
+void nx__scheme_note_names(nx__copier *c, nx_tensor *const *args, int n, int T1, int nmade);
+/* t, made by the function as its made-th tensor, in sc's table form (rows not set). */
+nx__stensor nx__scheme_stensor(nx_scheme *sc, const nx_tensor *t, int made);
 /* The first leaf of a derived origin (NULL if none). */
 const nx__origin *nx__scheme_leaf_origin(const nx__origin *o);
 

@@ -352,6 +352,7 @@ static int copy_out(reducer *r, nx_scheme *red, nx__copier *c, const nx_scheme *
   red->res_rows = nx__calloc((size_t)nres, sizeof *red->res_rows);
   int *at = nx__malloc((size_t)(r->nmade + 1) * sizeof *at);
   if (!red->args || !red->results || !red->res_rows || !at) return nx__free(at), NX_ENOMEM;
+  nx__scheme_note_names(c, args, n, r->T1, r->nmade);
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) red->args[i][k] = nx__scheme_copy_row(c, nx__shape_rsub_full(s, args[i]->rows[k]));
   for (int i = 0; i < r->nmade; i++) {
@@ -359,7 +360,7 @@ static int copy_out(reducer *r, nx_scheme *red, nx__copier *c, const nx_scheme *
     if (!r->keep[i]) continue;
     const nx_tensor *t = s->tensors.p[r->T1 + i];
     if (NX__SGROW(red, tensors, ntensors, captensors)) return nx__free(at), NX_ENOMEM;
-    nx__stensor x = {.label = nx__scheme_str(red, t->label), .is_param = t->is_param, .made = i};
+    nx__stensor x = nx__scheme_stensor(red, t, i);
     for (int k = 0; k < 3; k++) x.rows[k] = nx__scheme_copy_row(c, nx__shape_rsub_full(s, t->rows[k]));
     at[i] = red->ntensors;
     red->tensors[red->ntensors++] = x;
@@ -437,6 +438,7 @@ int nx__scheme_reduce(nx_shape_session *s, nx_scheme *sc, const nx__trace_at *at
     nx__scheme_pmap_free(&c.dims);
     nx__scheme_pmap_free(&c.rows);
     nx__scheme_pmap_free(&c.strs);
+    nx__scheme_pmap_free(&c.names);
     if (rc == NX_EINVAL) sc->red_why = "a dim or row beyond what a scheme holds", rc = 0;
     if (!rc && !sc->red_why) sc->red = red;
     else nx_scheme_free(red);

@@ -67,11 +67,12 @@ static int build(nx__copier *c, const nx__cvec *rec, int T0, nx_tensor *const *a
   if (!sc->args || !sc->results || !sc->res_rows) return NX_ENOMEM;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) sc->args[i][k] = nx__scheme_copy_row(c, args[i]->rows[k]);
+  nx__scheme_note_names(c, args, n, T0 + n, s->tensors.n - T0 - n);
   for (int i = 0; i < rec->n; i++) nx__scheme_copy_cons(c, &rec->p[i]);
   for (int i = T0 + n; i < s->tensors.n; i++) {
     const nx_tensor *t = s->tensors.p[i];
     if (NX__SGROW(sc, tensors, ntensors, captensors)) return NX_ENOMEM;
-    nx__stensor x = {.label = nx__scheme_str(sc, t->label), .is_param = t->is_param, .made = sc->ntensors};
+    nx__stensor x = nx__scheme_stensor(sc, t, sc->ntensors);
     for (int k = 0; k < 3; k++) x.rows[k] = nx__scheme_copy_row(c, t->rows[k]);
     sc->tensors[sc->ntensors++] = x;
   }
@@ -209,6 +210,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   nx__scheme_pmap_free(&c.dims);
   nx__scheme_pmap_free(&c.rows);
   nx__scheme_pmap_free(&c.strs);
+  nx__scheme_pmap_free(&c.names);
   if (argv != args) nx__free(argv);
   if (rc) return trace_fail(sc, s, w, rc, label, what);
   nx__rewind_restore(s, w);

@@ -20,10 +20,12 @@ static int tensor_id(nx_shape_session *s, bool take) {
 
 /* Writes `prefix#id` (the prefix cut at 60 bytes, as "%.60s#%d" would) into
    buf of at least 80 bytes; every operation names its node so, and the C
-   library's formatting cost a twentieth of building a large graph. */
-static void node_name(char *buf, const char *prefix, int id) {
+   library's formatting cost a twentieth of building a large graph. Returns
+   the prefix's length as written. */
+static size_t node_name(char *buf, const char *prefix, int id) {
   size_t n = 0;
   while (n < 60 && prefix[n]) n++;
+  size_t n0 = n;
   memcpy(buf, prefix, n);
   buf[n++] = '#';
   char digits[12];
@@ -33,6 +35,7 @@ static void node_name(char *buf, const char *prefix, int id) {
   if (id < 0) buf[n++] = '-';
   while (k) buf[n++] = digits[--k];
   buf[n] = 0;
+  return n0;
 }
 
 /* A new tensor with a fresh row variable per row (their ids in vars), its
@@ -45,7 +48,7 @@ static nx_tensor *tensor_node(nx_shape_session *s, const char *label, unsigned o
   if (!t) return NULL;
   t->id = tensor_id(s, true);
   char buf[80];
-  if (!label) node_name(buf, "", t->id);
+  if (!label) t->auto_len = (unsigned char)(node_name(buf, "", t->id) + 1);
   t->label = nx__shape_strdup(s, label ? label : buf);
   for (int k = 0; k < 3; k++) {
     int v = vars[k] = nx__shape_new_var(s, true, NULL);
@@ -73,8 +76,10 @@ static int leaf_failed(nx_shape_session *s, nx_tensor *t, const int vars[3], int
 
 static nx_tensor *op_node(nx_shape_session *s, const char *op) {
   char buf[80];
-  node_name(buf, op, tensor_id(s, false));
-  return nx__shape_tensor_node(s, buf);
+  size_t n = node_name(buf, op, tensor_id(s, false));
+  nx_tensor *t = nx__shape_tensor_node(s, buf);
+  if (t) t->auto_len = (unsigned char)(n + 1); /* an application renumbers it (scheme_apply.c) */
+  return t;
 }
 
 static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_tensor *l, int lk, const nx_tensor *r,

@@ -39,6 +39,7 @@ struct nx_tensor {
   const char *label;
   const nx_row *rows[3];
   bool is_param;
+  unsigned char auto_len; /* a label made "<operation>#<id>": the operation's length + 1; 0: a label given */
   unsigned char marks_off; /* NX_TENSOR_TERMINAL, NX_TENSOR_CLOSING: those that do not act */
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
   const nx__tpad *pad; /* NULL: no padding asked of it yet, not resolved */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shape schemes (nx_scheme.h): the printed form of four blocks, every error
-   prefix, the value restriction, capture references, and that a trace
-   leaves the session as it was. */
+   prefix, the value restriction, capture references, that a trace
+   leaves the session as it was, and that an application labels, numbers
+   and names in its errors what it makes as the body does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,7 +505,187 @@ static void test_rewind(void) {
   nx_shape_session_free(S);
 }
 
+/* ---- the labels of the tensors an application makes ---- */
+
+/* relu x, a leaf without a label and a parameter made inside, all returned */
+static int three(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  *nr = 3;
+  int rc = nx_tensor_unary(s, "relu", a[0], &r[0]);
+  if (!rc) rc = nx_tensor_term(s, NULL, "", "", "2", &r[1]);
+  return rc ? rc : nx_tensor_param(s, "b", "", "4", &r[2]);
+}
+
+/* Two applications label what they make as two runs of the body do (the
+   operation or leaf, then the id the body's tensor would take), in twin
+   sessions. */
+static void test_made_labels(void) {
+  char body[2][3][64], inst[2][3][64];
+  for (int side = 0; side < 2; side++) {
+    nx_shape_session_new(&S);
+    nx_tensor *x = term("x", "2", "", "3");
+    nx_scheme *sc = side ? trace("three", 1, three, NULL) : NULL;
+    for (int k = 0; k < 2; k++) {
+      nx_tensor *r[3] = {0};
+      int nr = 0, rc = side ? nx_scheme_instantiate(S, sc, NULL, &x, 1, r, 3) : three(NULL, S, &x, 1, r, &nr);
+      CHECK(rc == 0, "application %d (%s): %s", k, side ? "scheme" : "body", nx_error_message());
+      for (int j = 0; j < 3; j++) snprintf((side ? inst : body)[k][j], 64, "%s", rc ? "?" : nx_tensor_label(r[j]));
+    }
+    nx_scheme_free(sc);
+    nx_shape_session_free(S);
+  }
+  CHECK(!strcmp(body[1][0], "relu#5") && !strcmp(body[1][1], "#6") && !strcmp(body[1][2], "b"),
+        "the body's second labels: %s %s %s", body[1][0], body[1][1], body[1][2]);
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < 3; j++)
+      CHECK(!strcmp(body[k][j], inst[k][j]), "application %d, result %d: %s by the scheme, %s by the body", k, j,
+            inst[k][j], body[k][j]);
+}
+
+
+/* labels the body keeps as given though they hold '#' (or run long), and
+   an operation named past what a made label holds */
+static int hashed(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  static char op[80], longer[140];
+  memset(op, 'o', 70);
+  memset(longer, 'l', 130);
+  *nr = 4;
+  int rc = nx_tensor_term(s, "w#x", "", "", "2", &r[0]);
+  if (!rc) rc = nx_tensor_param(s, "layer#1", "", "3", &r[1]);
+  if (!rc) rc = nx_tensor_unary(s, op, a[0], &r[2]);
+  return rc ? rc : nx_tensor_term(s, longer, "", "", "4", &r[3]);
+}
+
+/* Two applications of f (arity 1, nres results) and two runs of its body,
+   from x in twin sessions, inside an entered range of ntensors tensor ids
+   when ntensors > 0, then one leaf after: every label written to
+   labels[side][k][j] (side 0 the body, 1 the scheme; the leaf at k 2). */
+static void twin_labels(nx_scheme_fn f, int nres, int ntensors, char labels[2][3][4][160]) {
+  for (int side = 0; side < 2; side++) {
+    nx_shape_session_new(&S);
+    nx_tensor *x = term("x", "2", "", "3");
+    nx_scheme *sc = side ? trace("f", 1, f, NULL) : NULL;
+    nx_shape_id_range range;
+    if (ntensors)
+      CHECK(nx_shape_ids_reserve(S, 0, ntensors, &range) == 0 && nx_shape_ids_enter(S, &range) == 0, "range: %s",
+            nx_error_message());
+    for (int k = 0; k < 2; k++) {
+      nx_tensor *r[4] = {0};
+      int nr = 0, rc = side ? nx_scheme_instantiate(S, sc, NULL, &x, 1, r, nres) : f(NULL, S, &x, 1, r, &nr);
+      CHECK(rc == 0, "application %d (%s): %s", k, side ? "scheme" : "body", nx_error_message());
+      for (int j = 0; j < nres; j++) snprintf(labels[side][k][j], 160, "%s", rc ? "?" : nx_tensor_label(r[j]));
+    }
+    if (ntensors) CHECK(nx_shape_ids_leave(S, NULL) == 0, "leave: %s", nx_error_message());
+    snprintf(labels[side][2][0], 160, "%s", nx_tensor_label(term(NULL, "", "", "")));
+    nx_scheme_free(sc);
+    nx_shape_session_free(S);
+  }
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < (k < 2 ? nres : 1); j++)
+      CHECK(!strcmp(labels[0][k][j], labels[1][k][j]), "application %d, result %d: %s by the scheme, %s by the body", k,
+            j, labels[1][k][j], labels[0][k][j]);
+}
+
+/* A label given is kept as the body keeps it, '#' and all. */
+static void test_given_labels(void) {
+  char labels[2][3][4][160];
+  twin_labels(hashed, 4, 0, labels);
+  CHECK(!strcmp(labels[0][1][0], "w#x") && !strcmp(labels[0][1][1], "layer#1") && strlen(labels[0][1][3]) == 130,
+        "the body's labels: %s %s", labels[0][1][0], labels[0][1][1]);
+  CHECK(!strncmp(labels[0][1][2], "oooooooooo", 10) && strlen(labels[0][1][2]) < 70,
+        "the body cuts a long operation: %s", labels[0][1][2]);
+}
+
+/* Inside an entered id range the made tensors take the range's ids, then
+   the session's once it runs out, as the body's do. */
+static void test_range_ids(void) {
+  char labels[2][3][4][160];
+  twin_labels(three, 3, 4, labels);
+  CHECK(!strcmp(labels[0][0][0], "relu#2") && !strcmp(labels[0][1][1], "#6"),
+        "the body's ids come from the range, then the counter: %s %s", labels[0][0][0], labels[0][1][1]);
+}
+
+
+/* relu x + y: the sum fails when x's and y's outputs differ */
+static int relu_add(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_unary(s, "relu", a[0], &h);
+  return rc ? rc : nx_tensor_binary(s, "+", h, a[1], &r[0]);
+}
+
+/* a parameter without a label whose output nothing gives: closing fails */
+static int hidden_anon(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *p;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_param(s, NULL, NULL, NULL, &p);
+  return rc ? rc : nx_tensor_compose(s, p, a[0], &r[0]);
+}
+
+/* m without its first "<function>: " (when whole) and with every prefix
+   removed (the application's constraints carry it) into out; variable ids
+   "$<n>" as "$" (an application makes its own variables, not the body's). */
+static void strip(const char *m, bool whole, const char *prefix, char *out, size_t cap) {
+  size_t n = 0, np = strlen(prefix);
+  if (whole && strstr(m, ": ")) m = strstr(m, ": ") + 2;
+  while (*m && n + 1 < cap)
+    if (!strncmp(m, prefix, np)) m += np;
+    else if (*m == '$') {
+      out[n++] = *m++;
+      while (*m >= '0' && *m <= '9') m++;
+    } else
+      out[n++] = *m++;
+  out[n] = 0;
+}
+
+/* The errors an application raises, at once or at closing, name its
+   tensors as the body's run names them, in twin sessions: the same text
+   but for the application's prefix where the body has its function's. */
+static void test_error_names(void) {
+  static const struct {
+    nx_scheme_fn f;
+    int arity;
+    bool at_closing;
+    const char *prefix, *names; /* names: what the body's message names */
+  } cases[3] = {
+      {relu_add, 2, false, "applying the shape scheme f to x, y: ", "(+#4 output <= relu#3 output)"},
+      {add2, 2, false, "applying the shape scheme f to x, y: ", "x output"},
+      {hidden_anon, 1, true, "applying the shape scheme f to x: ", "(#3 output <= #3 output)"},
+  };
+  char msg[2][3][2048];
+  for (int side = 0; side < 2; side++)
+    for (int c = 0; c < 3; c++) {
+      nx_shape_session_new(&S);
+      nx_tensor *args[2] = {term("x", "", "", "3"), term("y", "", "", "4")}, *r[1] = {0};
+      nx_scheme *sc = side ? trace("f", cases[c].arity, cases[c].f, NULL) : NULL;
+      int nr = 0, rc = side ? nx_scheme_instantiate(S, sc, NULL, args, cases[c].arity, r, 1)
+                            : cases[c].f(NULL, S, args, cases[c].arity, r, &nr);
+      if (cases[c].at_closing) {
+        CHECK(rc == 0, "%s: %s", side ? "scheme" : "body", nx_error_message());
+        rc = nx_shape_finish(S);
+      }
+      CHECK(rc == NX_EINVAL, "%s, case %d: fails", side ? "scheme" : "body", c);
+      /* the application's own error is prefixed; one at closing is the closing's, its trace naming the application */
+      const char *m = nx_error_message(), *p = cases[c].prefix;
+      if (side) CHECK(cases[c].at_closing ? strstr(m, p) != NULL : !strncmp(m, p, strlen(p)), "prefixed: %s", m);
+      strip(m, !side || cases[c].at_closing, p, msg[side][c], sizeof msg[side][c]);
+      nx_scheme_free(sc);
+      nx_shape_session_free(S);
+    }
+  for (int c = 0; c < 3; c++) {
+    CHECK(strstr(msg[0][c], cases[c].names), "the body's message %d names %s: %s", c, cases[c].names, msg[0][c]);
+    CHECK(!strcmp(msg[0][c], msg[1][c]), "error %d:\n  by the scheme: %s\n  by the body:   %s", c, msg[1][c], msg[0][c]);
+  }
+}
+
 int main(void) {
+  test_made_labels();
+  test_error_names();
+  test_given_labels();
+  test_range_ids();
   test_printed();
   test_applied();
   test_trace_errors();
