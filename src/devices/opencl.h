@@ -20,6 +20,7 @@ int nx__opencl_build_attempts(void);
 
 #ifdef NX_HAVE_OPENCL
 #define NX__CL_MAX_DEVICES 64
+#define NX__CL_SPECIAL 256
 
 typedef struct nx__cl_device {
   char name[32];
@@ -30,6 +31,13 @@ typedef struct nx__cl_device {
   cl_program prog;
   /* Set and enqueued only on the device's timeline thread: one at a time. */
   cl_kernel kernel[NX__K_KERNELS];
+  /* The specialized kernels looked up so far, by name (kernels.cl), and
+     those the program has not (k NULL): touched on the timeline thread only. */
+  int nspecial;
+  struct {
+    char name[40];
+    cl_kernel k;
+  } special[NX__CL_SPECIAL];
 } nx__cl_device;
 
 /* nx__cl_device_of(d, fn, &s) sets s to OpenCL device d's program and
