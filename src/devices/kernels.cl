@@ -118,44 +118,79 @@ NX_DEV void nx__st_hi(NX_G uchar *b, long p, ulong v) { ((NX_G ulong *)b)[2 * p 
    strides, and of unit strides where every operand's is 1, the loop a CPU
    compiler vectorizes. */
 #if defined(NX__CHUNKED)
-/* The elements of row i (axis 0) from element i up to hi: their count, and
-   each operand's first position and stride. */
-NX_DEV long nx__row(NX_G const long *plan, int n, long i, long hi, long *pos, long *str) {
+/* Extent j of the plan, and operand k's stride along it (1 and 0 past its
+   rank). */
+NX_DEV long nx__ext(NX_G const long *plan, int j) { return j < plan[0] ? plan[2 + j] : 1; }
+NX_DEV long nx__str(NX_G const long *plan, int k, int j) {
   int r = (int)plan[0];
-  long e0 = r ? plan[2] : 1, len = e0 - i % e0;
-  nx__at(plan, n, i, pos);
-  for (int k = 0; k < n; k++) str[k] = r ? plan[2 + r + k * (r + 1) + 1] : 0;
-  return len < hi - i ? len : hi - i;
+  return j < r ? plan[2 + r + k * (r + 1) + 1 + j] : 0;
 }
 
-NX_DEV bool nx__unit(const long *str, int n) {
+/* Whether every operand's elements are adjacent along axis 0. */
+NX_DEV bool nx__unit(NX_G const long *plan, int n) {
   bool u = true;
-  for (int k = 0; k < n; k++) u &= str[k] == 1;
+  for (int k = 0; k < n; k++) u &= nx__str(plan, k, 0) == 1;
   return u;
 }
 
-/* The row's positions and strides are copied into scalars and q written
-   at constant indices, so that they live in registers: a CPU compiler
-   vectorizes no loop that addresses through a private array. */
-#define NX__EACH(n, BODY)                                                                           \
-  {                                                                                                 \
-    long count = plan[1], pos[4] = {0}, str[4] = {0}, per_ = (count + NX__GSIZE() - 1) / NX__GSIZE(); \
-    long lo_ = NX__GID() * per_, hi_ = lo_ + per_ < count ? lo_ + per_ : count;                     \
-    for (long i_ = lo_, len_; i_ < hi_; i_ += len_) {                                               \
-      len_ = nx__row(plan, n, i_, hi_, pos, str);                                                   \
-      long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                  \
-      long s0_ = str[0], s1_ = str[1], s2_ = str[2], s3_ = str[3];                                  \
-      if (nx__unit(str, n))                                                                         \
-        for (long t_ = 0; t_ < len_; t_++) {                                                        \
-          long q[4] = {p0_ + t_, p1_ + t_, p2_ + t_, p3_ + t_};                                     \
-          BODY                                                                                      \
-        }                                                                                           \
-      else                                                                                          \
-        for (long t_ = 0; t_ < len_; t_++) {                                                        \
-          long q[4] = {p0_ + t_ * s0_, p1_ + t_ * s1_, p2_ + t_ * s2_, p3_ + t_ * s3_};             \
-          BODY                                                                                      \
-        }                                                                                           \
-    }                                                                                               \
+/* Two walks. Where every operand is unit-stride along axis 0, each work
+   item takes a contiguous chunk of the elements and walks it row by row:
+   the position of a row's first element by nx__at, once per row, then the
+   row as a plain loop (what a CPU compiler vectorizes). Elsewhere (a
+   transposed operand, a strided or broadcast one) it takes a share of the
+   tiles: NX__TILE_COLS elements along axis 0 by NX__TILE_ROWS along axis 1,
+   walked row by row, so that an operand adjacent along axis 1 (a transpose)
+   uses each cache line it loads for every row of the tile; a work item's
+   tiles run along axis 0 through NX__TILE_SPAN elements. Positions and
+   strides are copied into scalars and q written at constant indices, so
+   that they live in registers: a CPU compiler vectorizes no loop that
+   addresses through a private array. */
+#define NX__TILE_COLS 64
+#define NX__TILE_ROWS 16
+#define NX__TILE_SPAN 1024
+#define NX__EACH(n, BODY)                                                                                 \
+  {                                                                                                       \
+    long count = plan[1], pos[4] = {0}, s0[4] = {0}, s1[4] = {0}, e0 = nx__ext(plan, 0);                  \
+    for (int k_ = 0; k_ < n; k_++) {                                                                      \
+      s0[k_] = nx__str(plan, k_, 0);                                                                      \
+      s1[k_] = nx__str(plan, k_, 1);                                                                      \
+    }                                                                                                     \
+    long a0 = s0[0], a1 = s0[1], a2 = s0[2], a3 = s0[3], b0 = s1[0], b1 = s1[1], b2 = s1[2], b3 = s1[3];  \
+    if (nx__unit(plan, n)) {                                                                              \
+      long per_ = (count + NX__GSIZE() - 1) / NX__GSIZE(), lo_ = NX__GID() * per_;                        \
+      long hi_ = lo_ + per_ < count ? lo_ + per_ : count;                                                 \
+      for (long i_ = lo_, len_; i_ < hi_; i_ += len_) {                                                   \
+        len_ = e0 - i_ % e0;                                                                              \
+        len_ = len_ < hi_ - i_ ? len_ : hi_ - i_;                                                         \
+        nx__at(plan, n, i_, pos);                                                                         \
+        long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                      \
+        for (long t_ = 0; t_ < len_; t_++) {                                                              \
+          long q[4] = {p0_ + t_, p1_ + t_, p2_ + t_, p3_ + t_};                                           \
+          BODY                                                                                            \
+        }                                                                                                 \
+      }                                                                                                   \
+    } else {                                                                                              \
+      long e1 = nx__ext(plan, 1), spans = (e0 + NX__TILE_SPAN - 1) / NX__TILE_SPAN;                       \
+      long bands = (e1 + NX__TILE_ROWS - 1) / NX__TILE_ROWS, units = count / (e0 * e1) * bands * spans;   \
+      long per_ = (units + NX__GSIZE() - 1) / NX__GSIZE(), lo_ = NX__GID() * per_;                        \
+      long hi_ = lo_ + per_ < units ? lo_ + per_ : units;                                                 \
+      for (long u_ = lo_; u_ < hi_; u_++) {                                                               \
+        long c0_ = u_ % spans * NX__TILE_SPAN, j0_ = u_ / spans % bands * NX__TILE_ROWS;                  \
+        long c1_ = c0_ + NX__TILE_SPAN < e0 ? c0_ + NX__TILE_SPAN : e0;                                   \
+        long rows_ = j0_ + NX__TILE_ROWS < e1 ? NX__TILE_ROWS : e1 - j0_;                                 \
+        nx__at(plan, n, u_ / (spans * bands) * e0 * e1 + j0_ * e0, pos);                                  \
+        long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                      \
+        for (long c_ = c0_; c_ < c1_; c_ += NX__TILE_COLS) {                                              \
+          long ce_ = c_ + NX__TILE_COLS < c1_ ? c_ + NX__TILE_COLS : c1_;                                 \
+          for (long j_ = 0; j_ < rows_; j_++)                                                             \
+            for (long t_ = c_; t_ < ce_; t_++) {                                                          \
+              long q[4] = {p0_ + j_ * b0 + t_ * a0, p1_ + j_ * b1 + t_ * a1, p2_ + j_ * b2 + t_ * a2,      \
+                           p3_ + j_ * b3 + t_ * a3};                                                      \
+              BODY                                                                                        \
+            }                                                                                             \
+        }                                                                                                 \
+      }                                                                                                   \
+    }                                                                                                     \
   }
 #else
 #define NX__EACH(n, BODY)                                                                      \
@@ -249,24 +284,57 @@ NX_DEV bool nx__narrow_float(int code) {
 NX_DEV ulong nx__store_f32bits(int code, uint u) {
   switch (code) {
   case NX_FLOAT16: return nx_store_float16_f32(u);
-  case NX_BFLOAT16: return nx_store_bfloat16_f32(u);
+  case NX_BFLOAT16: /* nx_store_bfloat16_f32 in three instructions: the same exponent range, so ties to
+                      even by one add that carries into the exponent (infinity included); a NaN quieted */
+    return (u & 0x7FFFFFFFu) > 0x7F800000u ? (u >> 16) | 0x40u : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
   case NX_FLOAT8_E4M3FN: return nx_store_float8_e4m3fn_f32(u);
   case NX_FLOAT8_E5M2: return nx_store_float8_e5m2_f32(u);
   default: return nx_store_float4_e2m1fn_f32(u);
   }
 }
 
+/* A NaN keeps its bits (float32's own, as they are). */
+NX_DEV uint nx__as_f32bits(int code, ulong b) {
+  switch (code) {
+  case NX_FLOAT32: return (uint)b;
+  case NX_FLOAT16: return nx_load_float16_f32((ushort)b);
+  case NX_BFLOAT16: return nx_load_bfloat16_f32((ushort)b);
+  case NX_FLOAT8_E4M3FN: return nx_load_float8_e4m3fn_f32((uchar)b);
+  case NX_FLOAT8_E5M2: return nx_load_float8_e5m2_f32((uchar)b);
+  default: return nx_load_float4_e2m1fn_f32((uchar)b);
+  }
+}
+
 /* Quieted, as the store into float32 quiets a NaN. */
 NX_DEV uint nx__load_f32bits(int code, ulong b) {
-  uint r;
-  switch (code) {
-  case NX_FLOAT16: r = nx_load_float16_f32((ushort)b); break;
-  case NX_BFLOAT16: r = nx_load_bfloat16_f32((ushort)b); break;
-  case NX_FLOAT8_E4M3FN: r = nx_load_float8_e4m3fn_f32((uchar)b); break;
-  case NX_FLOAT8_E5M2: r = nx_load_float8_e5m2_f32((uchar)b); break;
-  default: r = nx_load_float4_e2m1fn_f32((uchar)b); break;
-  }
+  uint r = nx__as_f32bits(code, b);
   return (r & 0x7FFFFFFFu) > 0x7F800000u ? r | 0x00400000u : r;
+}
+
+/* Whether float32 holds the values of format `code` and computes its
+   + - x and comparisons exactly as float64 does: float32 itself and the
+   16-bit floats (float32's 24 bits are at least twice theirs and 2 more,
+   so rounding a float32 result again gives what rounding the exact one
+   gives), on a device whose float32 keeps subnormals (NX__F32_DENORMS,
+   set by the build where the device says so). */
+NX_DEV bool nx__f32_exact(int code) {
+#if defined(NX__F32_DENORMS)
+  return code == NX_FLOAT32 || code == NX_FLOAT16 || code == NX_BFLOAT16;
+#else
+  (void)code;
+  return false;
+#endif
+}
+
+/* x + y, x - y, x * y of format `code` in float32, NaNs as nx__nan2 has
+   them: the element's bits. */
+NX_DEV ulong nx__f32_arith(int op, int code, ulong a, ulong b) {
+  float x = as_float(nx__as_f32bits(code, a)), y = as_float(nx__as_f32bits(code, b));
+  float r = op == 0 ? x + y : op == 1 ? x - y : x * y; /* NX__ADD, NX__SUB, NX__MUL */
+  uint dn = (uint)(NX__DEFAULT_NAN >> 63) << 31 | 0x7FC00000u;
+  uint nan = isnan(x) ? as_uint(x) | 0x400000u : isnan(y) ? as_uint(y) | 0x400000u : dn;
+  uint u = isnan(r) ? nan : as_uint(r);
+  return code == NX_FLOAT32 ? u : nx__store_f32bits(code, u);
 }
 
 /* ---- Cast: the exact element path ---------------------------------------- */
@@ -511,7 +579,8 @@ NX_INL void nx__binary_el(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *
   {
     ulong a = nx__ld(x, pos[1], bits), b = nx__ld(y, pos[2], bits), hi = 0, r;
 #if defined(NX_HAS_DOUBLE)
-    if (k == NX_KIND_FLOAT) r = nx__fst(dt, nx__float_op(op, nx__f(dt, a), nx__f(dt, b)));
+    if (k == NX_KIND_FLOAT && op <= NX__MUL && nx__f32_exact(dt)) r = nx__f32_arith(op, dt, a, b);
+    else if (k == NX_KIND_FLOAT) r = nx__fst(dt, nx__float_op(op, nx__f(dt, a), nx__f(dt, b)));
     else if (k == NX_KIND_COMPLEX) {
       double2 u = nx__cx(dt, a, bits == 128 ? nx__ld_hi(x, pos[1]) : 0);
       double2 v = nx__cx(dt, b, bits == 128 ? nx__ld_hi(y, pos[2]) : 0);
@@ -583,6 +652,10 @@ NX_INL void nx__compare_el(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar 
   {
     ulong a = nx__ld(x, pos[1], bits), b = nx__ld(y, pos[2], bits);
     bool r;
+    if (k == NX_KIND_FLOAT && nx__f32_exact(dt)) {
+      float u = as_float(nx__as_f32bits(dt, a)), v = as_float(nx__as_f32bits(dt, b));
+      r = op == NX__EQ ? u == v : op == NX__NE ? u != v : op == NX__LT ? u < v : u <= v;
+    } else
 #if defined(NX_HAS_DOUBLE)
     if (k == NX_KIND_FLOAT) {
       double u = nx__f(dt, a), v = nx__f(dt, b);
