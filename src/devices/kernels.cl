@@ -9,8 +9,9 @@
    Every kernel walks a plan (opencl_launch.c, cuda_launch.c): plan[0] the
    rank r, plan[1] the element count, plan[2 .. 2+r) the extents (axis 0
    innermost), then per operand its first element's position and its r
-   strides, in elements. Work item g visits elements g, g + G, ... (G the
-   NX_G size). Elements of a byte or more are addressed by position times
+   strides, in elements, in the order NX__EACH walks it (below: a grid
+   stride on a GPU, chunks of rows or tiles on a CPU device). Elements of a
+   byte or more are addressed by position times
    width; sub-byte ones by bit position, and stored by an atomic
    compare-and-swap on the 32-bit word that holds them (the rig makes device
    buffers of whole 8-byte words, and the dispatcher declines where a
