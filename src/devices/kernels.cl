@@ -338,6 +338,29 @@ NX_DEV ulong nx__f32_arith(int op, int code, ulong a, ulong b) {
   return code == NX_FLOAT32 ? u : nx__store_f32bits(code, u);
 }
 
+/* A float32 (bits u) into the `bits`-wide integer (8, 16 or 32 bits),
+   signed or not: nx__store_int's result (truncated toward zero, saturated,
+   NaN 0) in float32 and 32-bit lanes. The bounds are powers of two, exact
+   in float32: from hi up the largest value, to lo down the least (lo's
+   neighbours above truncate to it too). */
+NX_DEV bool nx__int_kind(int code) {
+  return nx_dtype_kind_of(code) == NX_KIND_SIGNED || nx_dtype_kind_of(code) == NX_KIND_UNSIGNED;
+}
+
+NX_DEV ulong nx__f32_to_int(uint u, int bits, int sg) {
+  float x = as_float(u), hi = sg ? (float)(1L << (bits - 1)) : (float)(1L << bits), lo = sg ? -hi : 0.0f;
+  long top = sg ? (1L << (bits - 1)) - 1 : (1L << bits) - 1, bottom = sg ? -(1L << (bits - 1)) : 0;
+  long r = isnan(x) ? 0 : x >= hi ? top : x <= lo ? bottom : (long)x;
+  return (ulong)r & (bits == 64 ? ~0UL : (1UL << bits) - 1);
+}
+
+/* An integer of at most 32 bits (its bits b) into float32: one rounding to
+   nearest, ties to even, as OpenCL and CUDA convert, in 32-bit lanes. */
+NX_DEV ulong nx__int_to_f32(ulong b, int bits, int sg) {
+  long v = nx__int_value(b, bits, sg);
+  return sg ? as_uint((float)(int)v) : as_uint((float)(uint)v);
+}
+
 /* ---- Cast: the exact element path ---------------------------------------- */
 
 enum { NX__V_FLOAT, NX__V_INT, NX__V_UINT };
@@ -417,6 +440,10 @@ NX_INL void nx__cast_el(NX_G uchar *z, NX_G const uchar *x, const long *q, int t
   ulong hi = fb == 128 ? nx__ld_hi(x, q[1]) : 0, lo = nx__ld(x, q[1], fb);
   if (from == NX_FLOAT32 && nx__narrow_float(to)) lo = nx__store_f32bits(to, (uint)lo);
   else if (to == NX_FLOAT32 && nx__narrow_float(from)) lo = nx__load_f32bits(from, lo);
+  else if (from == NX_FLOAT32 && nx__int_kind(to) && tb >= 8 && tb <= 32)
+    lo = nx__f32_to_int((uint)lo, tb, nx_dtype_kind_of(to) == NX_KIND_SIGNED);
+  else if (to == NX_FLOAT32 && nx__int_kind(from) && fb <= 32)
+    lo = nx__int_to_f32(lo, fb, nx_dtype_kind_of(from) == NX_KIND_SIGNED);
   else lo = nx__cast_store(to, nx__cast_load(from, lo, hi), &hi);
   nx__st(z, q[0], tb, lo);
   if (tb == 128) nx__st_hi(z, q[0], hi);
