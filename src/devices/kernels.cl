@@ -9,8 +9,9 @@
    Every kernel walks a plan (opencl_launch.c, cuda_launch.c): plan[0] the
    rank r, plan[1] the element count, plan[2 .. 2+r) the extents (axis 0
    innermost), then per operand its first element's position and its r
-   strides, in elements. Work item g visits elements g, g + G, ... (G the
-   NX_G size). Elements of a byte or more are addressed by position times
+   strides, in elements, in the order NX__EACH walks it (below: a grid
+   stride on a GPU, chunks of rows or tiles on a CPU device). Elements of a
+   byte or more are addressed by position times
    width; sub-byte ones by bit position, and stored by an atomic
    compare-and-swap on the 32-bit word that holds them (the rig makes device
    buffers of whole 8-byte words, and the dispatcher declines where a
@@ -23,6 +24,7 @@
 #define NX_G
 #define NX_KERNEL extern "C" __global__ void
 #define NX_DEV static __device__
+#define NX_INL static __device__ __forceinline__
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
@@ -34,11 +36,16 @@ typedef unsigned long ulong;
 NX_DEV double as_double(ulong u) { return nx__f64_of_bits(u); }
 NX_DEV ulong as_ulong(double x) { return nx__f64_bits(x); }
 NX_DEV double2 nx__d2(double x, double y) { return make_double2(x, y); }
+NX_DEV float as_float(uint u) { return __uint_as_float(u); }
+NX_DEV uint as_uint(float x) { return __float_as_uint(x); }
 #else
 #pragma OPENCL FP_CONTRACT OFF
 #define NX_G global
 #define NX_KERNEL kernel void
-#define NX_DEV static
+#define NX_DEV static inline __attribute__((always_inline))
+/* Element functions: always inlined, so that a specialized kernel's
+   constants reach them. */
+#define NX_INL static inline __attribute__((always_inline))
 #define NX__GID() ((long)get_global_id(0))
 #define NX__GSIZE() ((long)get_global_size(0))
 #define NX__CAS(w, o, n) atomic_cmpxchg((w), (o), (n))
@@ -101,48 +108,257 @@ NX_DEV void nx__st(NX_G uchar *b, long p, int bits, ulong v) {
 
 NX_DEV void nx__st_hi(NX_G uchar *b, long p, ulong v) { ((NX_G ulong *)b)[2 * p + 1] = v; }
 
-/* A run of elements: the loop every kernel has. On a GPU work item g
-   visits g, g + G, ... so that neighbouring items touch neighbouring
-   elements at once (coalesced). A CPU device (built with NX__CHUNKED) runs
-   a work-group's items one after another on one thread, so there each item
-   takes one contiguous chunk instead: the grid-stride order would have one
-   thread jump G elements at every step. */
+/* The loop every kernel has, over the elements of the plan, the positions
+   of the current element in q[0 .. n). On a GPU work item g visits g,
+   g + G, ... so that neighbouring items touch neighbouring elements at once
+   (coalesced). A CPU device (built with NX__CHUNKED) runs a work-group's
+   items one after another on one thread, so there each item (the launch
+   makes work-groups of one) takes one contiguous chunk of the elements and
+   walks it row by row along axis 0: the position of a row's first element
+   by nx__at, once per row, then the row as a plain loop of constant
+   strides, and of unit strides where every operand's is 1, the loop a CPU
+   compiler vectorizes. */
 #if defined(NX__CHUNKED)
-#define NX__EACH(n)                                                               \
-  long count = plan[1], pos[n], per_ = (count + NX__GSIZE() - 1) / NX__GSIZE();   \
-  long lo_ = NX__GID() * per_, hi_ = lo_ + per_ < count ? lo_ + per_ : count;     \
-  for (long i = lo_; i < hi_; i++)                                                \
-    if ((nx__at(plan, n, i, pos)), 1)
+/* Extent j of the plan, and operand k's stride along it (1 and 0 past its
+   rank). */
+NX_DEV long nx__ext(NX_G const long *plan, int j) { return j < plan[0] ? plan[2 + j] : 1; }
+NX_DEV long nx__str(NX_G const long *plan, int k, int j) {
+  int r = (int)plan[0];
+  return j < r ? plan[2 + r + k * (r + 1) + 1 + j] : 0;
+}
+
+/* Whether every operand's elements are adjacent along axis 0. */
+NX_DEV bool nx__unit(NX_G const long *plan, int n) {
+  bool u = true;
+  for (int k = 0; k < n; k++) u &= nx__str(plan, k, 0) == 1;
+  return u;
+}
+
+/* Two walks. Where every operand is unit-stride along axis 0, each work
+   item takes a contiguous chunk of the elements and walks it row by row:
+   the position of a row's first element by nx__at, once per row, then the
+   row as a plain loop (what a CPU compiler vectorizes). Elsewhere (a
+   transposed operand, a strided or broadcast one) it takes a share of the
+   tiles: NX__TILE_COLS elements along axis 0 by NX__TILE_ROWS along axis 1,
+   walked row by row, so that an operand adjacent along axis 1 (a transpose)
+   uses each cache line it loads for every row of the tile; a work item's
+   tiles run along axis 0 through NX__TILE_SPAN elements. Positions and
+   strides are copied into scalars and q written at constant indices, so
+   that they live in registers: a CPU compiler vectorizes no loop that
+   addresses through a private array. */
+#define NX__TILE_COLS 64
+#define NX__TILE_ROWS 16
+#define NX__TILE_SPAN 1024
+#define NX__EACH(n, BODY)                                                                                 \
+  {                                                                                                       \
+    long count = plan[1], pos[4] = {0}, s0[4] = {0}, s1[4] = {0}, e0 = nx__ext(plan, 0);                  \
+    for (int k_ = 0; k_ < n; k_++) {                                                                      \
+      s0[k_] = nx__str(plan, k_, 0);                                                                      \
+      s1[k_] = nx__str(plan, k_, 1);                                                                      \
+    }                                                                                                     \
+    long a0 = s0[0], a1 = s0[1], a2 = s0[2], a3 = s0[3], b0 = s1[0], b1 = s1[1], b2 = s1[2], b3 = s1[3];  \
+    if (nx__unit(plan, n)) {                                                                              \
+      long per_ = (count + NX__GSIZE() - 1) / NX__GSIZE(), lo_ = NX__GID() * per_;                        \
+      long hi_ = lo_ + per_ < count ? lo_ + per_ : count;                                                 \
+      for (long i_ = lo_, len_; i_ < hi_; i_ += len_) {                                                   \
+        len_ = e0 - i_ % e0;                                                                              \
+        len_ = len_ < hi_ - i_ ? len_ : hi_ - i_;                                                         \
+        nx__at(plan, n, i_, pos);                                                                         \
+        long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                      \
+        for (long t_ = 0; t_ < len_; t_++) {                                                              \
+          long q[4] = {p0_ + t_, p1_ + t_, p2_ + t_, p3_ + t_};                                           \
+          BODY                                                                                            \
+        }                                                                                                 \
+      }                                                                                                   \
+    } else {                                                                                              \
+      long e1 = nx__ext(plan, 1), spans = (e0 + NX__TILE_SPAN - 1) / NX__TILE_SPAN;                       \
+      long bands = (e1 + NX__TILE_ROWS - 1) / NX__TILE_ROWS, units = count / (e0 * e1) * bands * spans;   \
+      long per_ = (units + NX__GSIZE() - 1) / NX__GSIZE(), lo_ = NX__GID() * per_;                        \
+      long hi_ = lo_ + per_ < units ? lo_ + per_ : units;                                                 \
+      for (long u_ = lo_; u_ < hi_; u_++) {                                                               \
+        long c0_ = u_ % spans * NX__TILE_SPAN, j0_ = u_ / spans % bands * NX__TILE_ROWS;                  \
+        long c1_ = c0_ + NX__TILE_SPAN < e0 ? c0_ + NX__TILE_SPAN : e0;                                   \
+        long rows_ = j0_ + NX__TILE_ROWS < e1 ? NX__TILE_ROWS : e1 - j0_;                                 \
+        nx__at(plan, n, u_ / (spans * bands) * e0 * e1 + j0_ * e0, pos);                                  \
+        long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                      \
+        for (long c_ = c0_; c_ < c1_; c_ += NX__TILE_COLS) {                                              \
+          long ce_ = c_ + NX__TILE_COLS < c1_ ? c_ + NX__TILE_COLS : c1_;                                 \
+          for (long j_ = 0; j_ < rows_; j_++)                                                             \
+            for (long t_ = c_; t_ < ce_; t_++) {                                                          \
+              long q[4] = {p0_ + j_ * b0 + t_ * a0, p1_ + j_ * b1 + t_ * a1, p2_ + j_ * b2 + t_ * a2,      \
+                           p3_ + j_ * b3 + t_ * a3};                                                      \
+              BODY                                                                                        \
+            }                                                                                             \
+        }                                                                                                 \
+      }                                                                                                   \
+    }                                                                                                     \
+  }
 #else
-#define NX__EACH(n)                                                               \
-  long count = plan[1], pos[n];                                                   \
-  for (long i = NX__GID(); i < count; i += NX__GSIZE())                           \
-    if ((nx__at(plan, n, i, pos)), 1)
+#define NX__EACH(n, BODY)                                                                      \
+  {                                                                                            \
+    long count = plan[1], q[n];                                                                \
+    for (long i_ = NX__GID(); i_ < count; i_ += NX__GSIZE()) {                                 \
+      nx__at(plan, n, i_, q);                                                                  \
+      BODY                                                                                     \
+    }                                                                                          \
+  }
 #endif
 
-NX_KERNEL nx_fill(NX_G uchar *z, NX_G const long *plan, int bits, ulong lo, ulong hi) {
-  NX__EACH(1) {
-    nx__st(z, pos[0], bits, lo);
-    if (bits == 128) nx__st_hi(z, pos[0], hi);
+/* Every kernel is an element function, inlined into the loop of the
+   generic kernel (the dtypes and the operation its arguments) and of the
+   specialized ones at the end (their constants, which fold every switch
+   away, so that the loop is straight-line code). */
+NX_INL void nx__fill_el(NX_G uchar *z, const long *q, int bits, ulong lo, ulong hi) {
+  nx__st(z, q[0], bits, lo);
+  if (bits == 128) nx__st_hi(z, q[0], hi);
+}
+#define NX__FILL(name, BITS)                                                             \
+  NX_KERNEL name(NX_G uchar *z, NX_G const long *plan, int bits, ulong lo, ulong hi) {   \
+    NX__EACH(1, nx__fill_el(z, q, BITS, lo, hi);)                                        \
+  }
+NX__FILL(nx_fill, bits)
+
+NX_INL void nx__copy_el(NX_G uchar *z, NX_G const uchar *x, const long *q, int bits) {
+  nx__st(z, q[0], bits, nx__ld(x, q[1], bits));
+  if (bits == 128) nx__st_hi(z, q[0], nx__ld_hi(x, q[1]));
+}
+#define NX__COPY(name, BITS)                                                             \
+  NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int bits) {  \
+    NX__EACH(2, nx__copy_el(z, x, q, BITS);)                                             \
+  }
+NX__COPY(nx_copy, bits)
+
+/* Both sources are read (every position is inside its operand) and one
+   picked: a select, not a branch. */
+NX_INL void nx__where_el(NX_G uchar *z, NX_G const uchar *c, NX_G const uchar *x, NX_G const uchar *y,
+                         const long *q, int bits, int cbits) {
+  bool t = nx__ld(c, q[1], cbits) != 0;
+  ulong a = nx__ld(x, q[2], bits), b = nx__ld(y, q[3], bits);
+  nx__st(z, q[0], bits, t ? a : b);
+  if (bits == 128) nx__st_hi(z, q[0], t ? nx__ld_hi(x, q[2]) : nx__ld_hi(y, q[3]));
+}
+#define NX__WHERE(name, BITS, CBITS)                                                             \
+  NX_KERNEL name(NX_G uchar *z, NX_G const uchar *c, NX_G const uchar *x, NX_G const uchar *y,   \
+                 NX_G const long *plan, int bits, int cbits) {                                   \
+    NX__EACH(4, nx__where_el(z, c, x, y, q, BITS, CBITS);)                                       \
+  }
+NX__WHERE(nx_where, bits, cbits)
+
+/* ---- Float32 and the narrow floats --------------------------------------- */
+
+/* nx_dtype_load_f64bits and nx_dtype_store_f64bits, bit for bit, float32's
+   through the device's own conversions where it computes in float64: exact
+   one way, rounding to nearest the other (a few instructions, where the
+   loads and stores of bits take a few dozen), NaNs through their bits (a
+   GPU's conversions may give its canonical NaN): the load keeps a NaN's
+   bits, the store quiets it. */
+NX_DEV ulong nx__load_f64bits(int code, ulong b) {
+#if defined(NX_HAS_DOUBLE)
+  if (code == NX_FLOAT32) {
+    float f = as_float((uint)b);
+    ulong nan = (b >> 31 & 1) << 63 | 0x7FF0000000000000UL | (b & 0x7FFFFF) << 29;
+    return isnan(f) ? nan : as_ulong((double)f);
+  }
+#endif
+  return nx_dtype_load_f64bits(code, b);
+}
+
+NX_DEV ulong nx__store_f64bits(int code, ulong u) {
+#if defined(NX_HAS_DOUBLE)
+  if (code == NX_FLOAT32) {
+    double x = as_double(u);
+    ulong nan = (u >> 63) << 31 | 0x7FC00000UL | (u >> 29 & 0x7FFFFF);
+    return isnan(x) ? nan : as_uint((float)x);
+  }
+#endif
+  return nx_dtype_store_f64bits(code, u);
+}
+
+/* The float formats narrower than float32, and their exact conversions
+   with it: the store rule from float32 bits (one rounding, as from the
+   float64 of the same value) and the load into float32 bits. */
+NX_DEV bool nx__narrow_float(int code) {
+  return code == NX_FLOAT16 || code == NX_BFLOAT16 || code == NX_FLOAT8_E4M3FN || code == NX_FLOAT8_E5M2 ||
+         code == NX_FLOAT4_E2M1FN;
+}
+
+NX_DEV ulong nx__store_f32bits(int code, uint u) {
+  switch (code) {
+  case NX_FLOAT16: return nx_store_float16_f32(u);
+  case NX_BFLOAT16: /* nx_store_bfloat16_f32 in three instructions: the same exponent range, so ties to
+                      even by one add that carries into the exponent (infinity included); a NaN quieted */
+    return (u & 0x7FFFFFFFu) > 0x7F800000u ? (u >> 16) | 0x40u : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  case NX_FLOAT8_E4M3FN: return nx_store_float8_e4m3fn_f32(u);
+  case NX_FLOAT8_E5M2: return nx_store_float8_e5m2_f32(u);
+  default: return nx_store_float4_e2m1fn_f32(u);
   }
 }
 
-NX_KERNEL nx_copy(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int bits) {
-  NX__EACH(2) {
-    nx__st(z, pos[0], bits, nx__ld(x, pos[1], bits));
-    if (bits == 128) nx__st_hi(z, pos[0], nx__ld_hi(x, pos[1]));
+/* A NaN keeps its bits (float32's own, as they are). */
+NX_DEV uint nx__as_f32bits(int code, ulong b) {
+  switch (code) {
+  case NX_FLOAT32: return (uint)b;
+  case NX_FLOAT16: return nx_load_float16_f32((ushort)b);
+  case NX_BFLOAT16: return nx_load_bfloat16_f32((ushort)b);
+  case NX_FLOAT8_E4M3FN: return nx_load_float8_e4m3fn_f32((uchar)b);
+  case NX_FLOAT8_E5M2: return nx_load_float8_e5m2_f32((uchar)b);
+  default: return nx_load_float4_e2m1fn_f32((uchar)b);
   }
 }
 
-NX_KERNEL nx_where(NX_G uchar *z, NX_G const uchar *c, NX_G const uchar *x, NX_G const uchar *y,
-                     NX_G const long *plan, int bits, int cbits) {
-  NX__EACH(4) {
-    bool t = nx__ld(c, pos[1], cbits) != 0;
-    NX_G const uchar *s = t ? x : y;
-    long p = t ? pos[2] : pos[3];
-    nx__st(z, pos[0], bits, nx__ld(s, p, bits));
-    if (bits == 128) nx__st_hi(z, pos[0], nx__ld_hi(s, p));
-  }
+/* Quieted, as the store into float32 quiets a NaN. */
+NX_DEV uint nx__load_f32bits(int code, ulong b) {
+  uint r = nx__as_f32bits(code, b);
+  return (r & 0x7FFFFFFFu) > 0x7F800000u ? r | 0x00400000u : r;
+}
+
+/* Whether float32 holds the values of format `code` and computes its
+   + - x and comparisons exactly as float64 does: float32 itself and the
+   16-bit floats (float32's 24 bits are at least twice theirs and 2 more,
+   so rounding a float32 result again gives what rounding the exact one
+   gives), on a device whose float32 keeps subnormals (NX__F32_DENORMS,
+   set by the build where the device says so). */
+NX_DEV bool nx__f32_exact(int code) {
+#if defined(NX__F32_DENORMS)
+  return code == NX_FLOAT32 || code == NX_FLOAT16 || code == NX_BFLOAT16;
+#else
+  (void)code;
+  return false;
+#endif
+}
+
+/* x + y, x - y, x * y of format `code` in float32, NaNs as nx__nan2 has
+   them: the element's bits. */
+NX_DEV ulong nx__f32_arith(int op, int code, ulong a, ulong b) {
+  float x = as_float(nx__as_f32bits(code, a)), y = as_float(nx__as_f32bits(code, b));
+  float r = op == 0 ? x + y : op == 1 ? x - y : x * y; /* NX__ADD, NX__SUB, NX__MUL */
+  uint dn = (uint)(NX__DEFAULT_NAN >> 63) << 31 | 0x7FC00000u;
+  uint nan = isnan(x) ? as_uint(x) | 0x400000u : isnan(y) ? as_uint(y) | 0x400000u : dn;
+  uint u = isnan(r) ? nan : as_uint(r);
+  return code == NX_FLOAT32 ? u : nx__store_f32bits(code, u);
+}
+
+/* A float32 (bits u) into the `bits`-wide integer (8, 16 or 32 bits),
+   signed or not: nx__store_int's result (truncated toward zero, saturated,
+   NaN 0) in float32 and 32-bit lanes. The bounds are powers of two, exact
+   in float32: from hi up the largest value, to lo down the least (lo's
+   neighbours above truncate to it too). */
+NX_DEV bool nx__int_kind(int code) {
+  return nx_dtype_kind_of(code) == NX_KIND_SIGNED || nx_dtype_kind_of(code) == NX_KIND_UNSIGNED;
+}
+
+NX_DEV ulong nx__f32_to_int(uint u, int bits, int sg) {
+  float x = as_float(u), hi = sg ? (float)(1L << (bits - 1)) : (float)(1L << bits), lo = sg ? -hi : 0.0f;
+  long top = sg ? (1L << (bits - 1)) - 1 : (1L << bits) - 1, bottom = sg ? -(1L << (bits - 1)) : 0;
+  long r = isnan(x) ? 0 : x >= hi ? top : x <= lo ? bottom : (long)x;
+  return (ulong)r & (bits == 64 ? ~0UL : (1UL << bits) - 1);
+}
+
+/* An integer of at most 32 bits (its bits b) into float32: one rounding to
+   nearest, ties to even, as OpenCL and CUDA convert, in 32-bit lanes. */
+NX_DEV ulong nx__int_to_f32(ulong b, int bits, int sg) {
+  long v = nx__int_value(b, bits, sg);
+  return sg ? as_uint((float)(int)v) : as_uint((float)(uint)v);
 }
 
 /* ---- Cast: the exact element path ---------------------------------------- */
@@ -151,10 +367,11 @@ enum { NX__V_FLOAT, NX__V_INT, NX__V_UINT };
 typedef struct nx__value {
   ulong re, im; /* float: float64 bits; int: an int64's bits; uint: a uint64 */
   int cls;
+  bool exact; /* an integer of at most 32 bits: exact as a float64 */
 } nx__value;
 
 NX_DEV nx__value nx__cast_load(int from, ulong lo, ulong hi) {
-  nx__value v = {0, 0, NX__V_FLOAT};
+  nx__value v = {0, 0, NX__V_FLOAT, nx_dtype_bits_of(from) <= 32};
   switch (from) {
   case NX_COMPLEX128: v.re = lo; v.im = hi; return v;
   case NX_COMPLEX64: v.re = nx_load_float32_f64((uint)lo); v.im = nx_load_float32_f64((uint)(lo >> 32)); return v;
@@ -163,7 +380,7 @@ NX_DEV nx__value nx__cast_load(int from, ulong lo, ulong hi) {
   case NX_BIT: v.re = lo & 1; v.cls = NX__V_INT; return v;
   }
   switch (nx_dtype_kind_of(from)) {
-  case NX_KIND_FLOAT: v.re = nx_dtype_load_f64bits(from, lo); return v;
+  case NX_KIND_FLOAT: v.re = nx__load_f64bits(from, lo); return v;
   case NX_KIND_SIGNED: v.re = (ulong)nx__int_value(lo, nx_dtype_bits_of(from), 1); v.cls = NX__V_INT; return v;
   default: v.re = (ulong)nx__int_value(lo, nx_dtype_bits_of(from), 0); v.cls = NX__V_UINT; return v;
   }
@@ -181,7 +398,11 @@ NX_DEV ulong nx__f64bits_odd(ulong m, ulong s) {
 
 NX_DEV ulong nx__cast_store_float(int c, nx__value v) {
   ulong m = v.re, s = 0;
-  if (v.cls == NX__V_FLOAT) return nx_dtype_store_f64bits(c, v.re);
+  if (v.cls == NX__V_FLOAT) return nx__store_f64bits(c, v.re);
+#if defined(NX_HAS_DOUBLE)
+  if (v.exact) /* the device's conversion, exact */
+    return nx__store_f64bits(c, as_ulong(v.cls == NX__V_INT ? (double)(long)m : (double)m));
+#endif
   if (v.cls == NX__V_INT && (long)m < 0) { m = 0 - m; s = 1; }
   if (c == NX_FLOAT64) return nx__f64bits_of_u64(m, s);
   return nx_dtype_store_f64bits(c, nx__f64bits_odd(m, s));
@@ -214,15 +435,24 @@ NX_DEV ulong nx__cast_store(int to, nx__value v, ulong *hi) {
   return v.cls == NX__V_FLOAT ? nx__store_int(v.re, bits, sg) : nx__cast_store_int(bits, sg, v);
 }
 
-NX_KERNEL nx_cast(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int to, int from) {
+NX_INL void nx__cast_el(NX_G uchar *z, NX_G const uchar *x, const long *q, int to, int from) {
   int tb = nx_dtype_bits_of(to), fb = nx_dtype_bits_of(from);
-  NX__EACH(2) {
-    ulong hi = fb == 128 ? nx__ld_hi(x, pos[1]) : 0, lo = nx__ld(x, pos[1], fb);
-    lo = nx__cast_store(to, nx__cast_load(from, lo, hi), &hi);
-    nx__st(z, pos[0], tb, lo);
-    if (tb == 128) nx__st_hi(z, pos[0], hi);
-  }
+  ulong hi = fb == 128 ? nx__ld_hi(x, q[1]) : 0, lo = nx__ld(x, q[1], fb);
+  if (from == NX_FLOAT32 && nx__narrow_float(to)) lo = nx__store_f32bits(to, (uint)lo);
+  else if (to == NX_FLOAT32 && nx__narrow_float(from)) lo = nx__load_f32bits(from, lo);
+  else if (from == NX_FLOAT32 && nx__int_kind(to) && tb >= 8 && tb <= 32)
+    lo = nx__f32_to_int((uint)lo, tb, nx_dtype_kind_of(to) == NX_KIND_SIGNED);
+  else if (to == NX_FLOAT32 && nx__int_kind(from) && fb <= 32)
+    lo = nx__int_to_f32(lo, fb, nx_dtype_kind_of(from) == NX_KIND_SIGNED);
+  else lo = nx__cast_store(to, nx__cast_load(from, lo, hi), &hi);
+  nx__st(z, q[0], tb, lo);
+  if (tb == 128) nx__st_hi(z, q[0], hi);
 }
+#define NX__CAST(name, TO, FROM)                                                               \
+  NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int to, int from) { \
+    NX__EACH(2, nx__cast_el(z, x, q, TO, FROM);)                                               \
+  }
+NX__CAST(nx_cast, to, from)
 
 /* ---- Elementwise operations -------------------------------------------- */
 
@@ -277,8 +507,9 @@ NX_DEV ulong nx__int_of(int dt, int k, ulong b) {
 NX_DEV ulong nx__int_store(int k, ulong v) { return k == NX_KIND_BOOLEAN ? v != 0 : v; }
 
 #if defined(NX_HAS_DOUBLE)
-NX_DEV double nx__f(int dt, ulong b) { return as_double(nx_dtype_load_f64bits(dt, b)); }
-NX_DEV ulong nx__fst(int dt, double x) { return nx_dtype_store_f64bits(dt, as_ulong(x)); }
+NX_DEV double nx__f(int dt, ulong b) { return as_double(nx__load_f64bits(dt, b)); }
+NX_DEV ulong nx__fst(int dt, double x) { return nx__store_f64bits(dt, as_ulong(x)); }
+
 
 /* The host's NaNs, whatever the device's: an operation on a NaN gives its
    first NaN operand, quieted; an invalid one gives the host's default NaN.
@@ -370,13 +601,14 @@ NX_DEV ulong nx__cxst(int dt, double2 v, ulong *hi) {
 }
 #endif
 
-NX_KERNEL nx_binary(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,
-                      int dt) {
+NX_INL void nx__binary_el(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, const long *pos, int op,
+                          int dt) {
   int bits = nx_dtype_bits_of(dt), k = nx_dtype_kind_of(dt);
-  NX__EACH(3) {
+  {
     ulong a = nx__ld(x, pos[1], bits), b = nx__ld(y, pos[2], bits), hi = 0, r;
 #if defined(NX_HAS_DOUBLE)
-    if (k == NX_KIND_FLOAT) r = nx__fst(dt, nx__float_op(op, nx__f(dt, a), nx__f(dt, b)));
+    if (k == NX_KIND_FLOAT && op <= NX__MUL && nx__f32_exact(dt)) r = nx__f32_arith(op, dt, a, b);
+    else if (k == NX_KIND_FLOAT) r = nx__fst(dt, nx__float_op(op, nx__f(dt, a), nx__f(dt, b)));
     else if (k == NX_KIND_COMPLEX) {
       double2 u = nx__cx(dt, a, bits == 128 ? nx__ld_hi(x, pos[1]) : 0);
       double2 v = nx__cx(dt, b, bits == 128 ? nx__ld_hi(y, pos[2]) : 0);
@@ -390,10 +622,16 @@ NX_KERNEL nx_binary(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_
     if (bits == 128) nx__st_hi(z, pos[0], hi);
   }
 }
+#define NX__BINARY(name, OP, DT)                                                                          \
+  NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,   \
+                 int dt) {                                                                                \
+    NX__EACH(3, nx__binary_el(z, x, y, q, OP, DT);)                                                       \
+  }
+NX__BINARY(nx_binary, op, dt)
 
-NX_KERNEL nx_unary(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int op, int dt) {
+NX_INL void nx__unary_el(NX_G uchar *z, NX_G const uchar *x, const long *pos, int op, int dt) {
   int bits = nx_dtype_bits_of(dt), k = nx_dtype_kind_of(dt);
-  NX__EACH(2) {
+  {
     ulong lo = nx__ld(x, pos[1], bits), hi = bits == 128 ? nx__ld_hi(x, pos[1]) : 0;
     if (k == NX_KIND_COMPLEX) { /* neg only: the sign bits */
       if (bits == 128) { lo ^= 1UL << 63; hi ^= 1UL << 63; }
@@ -430,13 +668,22 @@ NX_KERNEL nx_unary(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, in
     if (bits == 128) nx__st_hi(z, pos[0], hi);
   }
 }
+#define NX__UNARY(name, OP, DT)                                                                \
+  NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int op, int dt) {  \
+    NX__EACH(2, nx__unary_el(z, x, q, OP, DT);)                                                \
+  }
+NX__UNARY(nx_unary, op, dt)
 
-NX_KERNEL nx_compare(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,
-                       int dt, int zt) {
+NX_INL void nx__compare_el(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, const long *pos, int op,
+                           int dt, int zt) {
   int bits = nx_dtype_bits_of(dt), k = nx_dtype_kind_of(dt), zb = nx_dtype_bits_of(zt);
-  NX__EACH(3) {
+  {
     ulong a = nx__ld(x, pos[1], bits), b = nx__ld(y, pos[2], bits);
     bool r;
+    if (k == NX_KIND_FLOAT && nx__f32_exact(dt)) {
+      float u = as_float(nx__as_f32bits(dt, a)), v = as_float(nx__as_f32bits(dt, b));
+      r = op == NX__EQ ? u == v : op == NX__NE ? u != v : op == NX__LT ? u < v : u <= v;
+    } else
 #if defined(NX_HAS_DOUBLE)
     if (k == NX_KIND_FLOAT) {
       double u = nx__f(dt, a), v = nx__f(dt, b);
@@ -458,3 +705,40 @@ NX_KERNEL nx_compare(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX
     nx__st(z, pos[0], zb, r);
   }
 }
+#define NX__COMPARE(name, OP, DT, ZT)                                                                     \
+  NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,   \
+                 int dt, int zt) {                                                                        \
+    NX__EACH(3, nx__compare_el(z, x, y, q, OP, DT, ZT);)                                                  \
+  }
+NX__COMPARE(nx_compare, op, dt, zt)
+
+/* ---- Specialized kernels ------------------------------------------------ */
+
+/* The kernels of the common operations on the common dtypes, each with its
+   dtypes and operation as constants: nx_<kernel>_<a>[_<b>[_<c>]] where a, b,
+   c are the generic kernel's integer arguments in order (dtype codes,
+   operation numbers, element bits), which the launch looks up by that name
+   and, where the program has none, runs the generic kernel instead. Each
+   one is compiled (by PoCL, at its first launch) on its own, so the list is
+   short: the float formats' casts to and from float32, the arithmetic of
+   float32, float64, the 16-bit floats and int32/int64, fill, copy and where
+   by width. The other dtypes and operations run the generic kernels, the
+   same element functions with runtime switches. */
+#if !defined(__CUDACC__)
+#define NX__CAST_F32(c) NX__CAST(nx_cast_##c##_1, c, 1) NX__CAST(nx_cast_1_##c, 1, c)
+NX__CAST_F32(0) NX__CAST_F32(2) NX__CAST_F32(3) NX__CAST_F32(4) NX__CAST_F32(5) /* the floats */
+NX__CAST_F32(7) NX__CAST_F32(9) NX__CAST_F32(13) NX__CAST_F32(14) NX__CAST_F32(19) /* int64 int32 int8 uint8 bool */
+
+#define NX__BY_WIDTH(w) NX__FILL(nx_fill_##w, w) NX__COPY(nx_copy_##w, w) NX__WHERE(nx_where_##w##_8, w, 8)
+NX__BY_WIDTH(8) NX__BY_WIDTH(16) NX__BY_WIDTH(32) NX__BY_WIDTH(64)
+
+/* add sub mul (0 1 2); fdiv min max (3 8 9) of the two wide floats */
+#define NX__ARITH(dt) NX__BINARY(nx_binary_0_##dt, 0, dt) NX__BINARY(nx_binary_1_##dt, 1, dt) NX__BINARY(nx_binary_2_##dt, 2, dt)
+#define NX__FLOAT(dt)                                                                                     \
+  NX__ARITH(dt) NX__BINARY(nx_binary_3_##dt, 3, dt) NX__BINARY(nx_binary_8_##dt, 8, dt)                   \
+  NX__BINARY(nx_binary_9_##dt, 9, dt) NX__UNARY(nx_unary_0_##dt, 0, dt) NX__UNARY(nx_unary_2_##dt, 2, dt) \
+  NX__UNARY(nx_unary_3_##dt, 3, dt) NX__COMPARE(nx_compare_0_##dt##_19, 0, dt, 19)                        \
+  NX__COMPARE(nx_compare_2_##dt##_19, 2, dt, 19) NX__COMPARE(nx_compare_3_##dt##_19, 3, dt, 19)
+NX__FLOAT(0) NX__FLOAT(1)                                    /* float64 float32: + - * / min max neg abs sqrt eq lt le */
+NX__ARITH(2) NX__ARITH(3) NX__ARITH(7) NX__ARITH(9)          /* float16 bfloat16 int64 int32: + - * */
+#endif

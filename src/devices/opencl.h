@@ -20,6 +20,7 @@ int nx__opencl_build_attempts(void);
 
 #ifdef NX_HAVE_OPENCL
 #define NX__CL_MAX_DEVICES 64
+#define NX__CL_SPECIAL 256
 
 typedef struct nx__cl_device {
   char name[32];
@@ -27,9 +28,17 @@ typedef struct nx__cl_device {
   cl_command_queue queue;
   cl_device_id id;
   bool fp64, little, cpu; /* cpu: built with NX__CHUNKED (kernels.cl) */
+  bool f32_denorms;        /* built with NX__F32_DENORMS */
   cl_program prog;
   /* Set and enqueued only on the device's timeline thread: one at a time. */
   cl_kernel kernel[NX__K_KERNELS];
+  /* The specialized kernels looked up so far, by name (kernels.cl), and
+     those the program has not (k NULL): touched on the timeline thread only. */
+  int nspecial;
+  struct {
+    char name[40];
+    cl_kernel k;
+  } special[NX__CL_SPECIAL];
 } nx__cl_device;
 
 /* nx__cl_device_of(d, fn, &s) sets s to OpenCL device d's program and

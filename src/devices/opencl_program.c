@@ -124,15 +124,19 @@ static void write_binary(cl_program p, const char *path) {
 #else
 #define NX__CL_OPTIONS "-cl-std=CL1.2"
 #endif
-/* A CPU device walks each work item's elements as one contiguous chunk
-   (kernels.cl, NX__EACH). */
-static const char options[] = NX__CL_OPTIONS, options_cpu[] = NX__CL_OPTIONS " -DNX__CHUNKED";
+/* The build options for s: a CPU device walks each work item's elements as
+   one contiguous chunk (kernels.cl, NX__EACH); a device whose float32 keeps
+   subnormals computes the 16-bit floats in float32 (nx__f32_exact). */
+static void options_of(const nx__cl_device *s, char *out, size_t cap) {
+  snprintf(out, cap, "%s%s%s", NX__CL_OPTIONS, s->cpu ? " -DNX__CHUNKED" : "", s->f32_denorms ? " -DNX__F32_DENORMS" : "");
+}
 
 /* Builds the program for d: from the cached binary where one loads and
    builds, else from source (and then caches it). */
 static int build(nx__cl_device *s, const char *fn, bool *refused) {
-  char dir[1024], path[1100];
-  const char *opts = s->cpu ? options_cpu : options;
+  char dir[1024], path[1100], options[160];
+  options_of(s, options, sizeof options);
+  const char *opts = options;
 #ifdef NX_TESTING
   if (atomic_load(&broken_build)) opts = "-cl-std=CL1.2 -cl-nx-no-such-option";
 #endif
@@ -186,13 +190,15 @@ static int setup(nx_device *d, nx__cl_device *s, const char *fn, bool *refused) 
   if (!nx__opencl_objects(d, &s->ctx, &q, &s->id)) return nx__fail(NX_EINVAL, "%s: %s is not an OpenCL device", fn, nx_device_name(d));
   snprintf(s->name, sizeof s->name, "%s", nx_device_name(d));
   s->queue = q;
-  cl_device_fp_config fp64 = 0;
+  cl_device_fp_config fp64 = 0, fp32 = 0;
+  clGetDeviceInfo(s->id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp32, &fp32, NULL);
   cl_bool little = CL_FALSE;
   clGetDeviceInfo(s->id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
   clGetDeviceInfo(s->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
   cl_device_type type = 0;
   clGetDeviceInfo(s->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   s->fp64 = fp64 != 0;
+  s->f32_denorms = (fp32 & CL_FP_DENORM) != 0;
   s->little = little == CL_TRUE;
   s->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   int st = build(s, fn, refused);

@@ -16,7 +16,8 @@
    and recip) fail on device memory and fall through to the host on memory
    the host addresses. Then the refusals: operands on two devices, the
    door's answers on device operands, dtype and shape mismatches, a test
-   device's operand with the device's. Then, on OpenCL, the program cache:
+   device's operand with the device's. Layouts large enough to split over
+   work items and tiles are covered too (large_cases). Then, on OpenCL, the program cache:
    two child processes with one fresh NX_CACHE_DIR, the first building the
    program from source, the second loading it from disk. Without a device
    the suite is skipped. */
@@ -95,10 +96,9 @@ typedef struct pair {
   nx_array *h, *d;
 } pair;
 
-static pair make_pair(nx_device *dev, nx_memory_kind kind, nx_dtype dt, const int64_t *shape, int r, bool broadcast) {
+/* Under layout l, span elements of storage. */
+static pair make_pair_on(nx_device *dev, nx_memory_kind kind, nx_dtype dt, nx_layout l, int64_t span) {
   pair p = {NULL, NULL};
-  int64_t span;
-  nx_layout l = random_layout(shape, r, broadcast, &span);
   int bits = nx_dtype_bits(dt);
   int64_t bytes = (span * bits + 7) / 8;
   uint8_t *raw = malloc((size_t)bytes + 1);
@@ -113,6 +113,12 @@ static pair make_pair(nx_device *dev, nx_memory_kind kind, nx_dtype dt, const in
   nx_buffer_release(hb);
   nx_buffer_release(db);
   return p;
+}
+
+static pair make_pair(nx_device *dev, nx_memory_kind kind, nx_dtype dt, const int64_t *shape, int r, bool broadcast) {
+  int64_t span;
+  nx_layout l = random_layout(shape, r, broadcast, &span);
+  return make_pair_on(dev, kind, dt, l, span);
 }
 
 static void free_pair(pair p) {
@@ -278,6 +284,69 @@ static void fill_where_cases(nx_device *dev) {
     free_pair(x);
     free_pair(y);
   }
+}
+
+/* ---- Large layouts ------------------------------------------------------- */
+
+/* A two-axis layout of shape {rows, cols}: row-major with `pitch` elements
+   from row to row (cols: contiguous), or transposed (column-major). */
+static pair pair2(nx_device *dev, nx_dtype dt, int64_t rows, int64_t cols, int64_t pitch, bool transposed) {
+  nx_layout l;
+  memset(&l, 0, sizeof l);
+  l.rank = 2;
+  l.extent[0] = rows;
+  l.extent[1] = cols;
+  l.stride[0] = transposed ? 1 : pitch;
+  l.stride[1] = transposed ? rows : 1;
+  return make_pair_on(dev, NX_MEMORY_DEVICE, dt, l, transposed ? rows * cols : (rows - 1) * pitch + cols);
+}
+
+/* Layouts big enough for a CPU device's walks to split them: several work
+   items (a chunk boundary inside a row and inside a 32-bit word of
+   sub-byte elements), rows with gaps between them (unit-stride, not one
+   run), and transposed operands over several tiles along both axes and
+   several spans of tiles (a partial tile last on each). Specialized
+   kernels (float32 cast, add, where, copy, fill), generic ones (float16 to
+   float64, int16 add, float32 lt into bits) and sub-byte ones (int4 sub,
+   uint4 copy). */
+static void large_cases(nx_device *dev) {
+  static const struct { int64_t rows, cols, pitch; bool tz, tx; } shapes[] = {
+      {151, 333, 333, false, false}, /* contiguous: one run */
+      {151, 333, 400, false, false}, /* rows with gaps */
+      {23, 2100, 2100, false, true}, /* the source transposed: 3 spans, 2 bands */
+      {333, 151, 151, true, false},  /* the destination transposed */
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+    for (int item = 0; item < 10; item++) {
+      static const nx_dtype zt[] = {NX_BFLOAT16, NX_FLOAT64, NX_FLOAT32, NX_INT16, NX_INT4, NX_FLOAT32, NX_INT8,
+                                    NX_UINT4,    NX_BIT,     NX_FLOAT32};
+      static const nx_dtype xt[] = {NX_FLOAT32, NX_FLOAT16, NX_FLOAT32, NX_INT16, NX_INT4, NX_FLOAT32, NX_INT8,
+                                    NX_UINT4,   NX_FLOAT32, NX_FLOAT32};
+      int64_t r = shapes[i].rows, c = shapes[i].cols, p = shapes[i].pitch;
+      pair z = pair2(dev, zt[item], r, c, p, shapes[i].tz), x = pair2(dev, xt[item], r, c, p, shapes[i].tx);
+      pair y = pair2(dev, xt[item], r, c, p, false), b = pair2(dev, NX_BOOL, r, c, p, shapes[i].tx);
+      if (!z.h || !x.h || !y.h || !b.h) return;
+      char what[160];
+      snprintf(what, sizeof what, "item %d (%s from %s) on [%lld, %lld], pitch %lld%s%s", item, nx_dtype_name(zt[item]),
+               nx_dtype_name(xt[item]), (long long)r, (long long)c, (long long)p, shapes[i].tz ? ", z transposed" : "",
+               shapes[i].tx ? ", x transposed" : "");
+      int hs, ds;
+      switch (item) {
+      case 0: case 1: hs = nx_cast(z.h, x.h); ds = nx_cast(z.d, x.d); break;
+      case 2: case 3: hs = nx_add(z.h, x.h, y.h); ds = nx_add(z.d, x.d, y.d); break;
+      case 4: hs = nx_sub(z.h, x.h, y.h); ds = nx_sub(z.d, x.d, y.d); break;
+      case 5: hs = nx_where(z.h, b.h, x.h, y.h); ds = nx_where(z.d, b.d, x.d, y.d); break;
+      case 6: case 7: hs = nx_copy(z.h, x.h); ds = nx_copy(z.d, x.d); break;
+      case 8: hs = nx_lt(z.h, x.h, y.h); ds = nx_lt(z.d, x.d, y.d); break;
+      default: hs = nx_fill(z.h, (nx_value){.f = 0.1}); ds = nx_fill(z.d, (nx_value){.f = 0.1}); break;
+      }
+      CHECK(hs == 0 && ds == 0, "%s: %d %d: %s", what, hs, ds, nx_error_message());
+      if (hs == 0 && ds == 0 && same_bytes(z, what)) agreed++;
+      free_pair(z);
+      free_pair(x);
+      free_pair(y);
+      free_pair(b);
+    }
 }
 
 /* ---- Refusals ------------------------------------------------------------ */
@@ -466,6 +535,7 @@ int main(int argc, char **argv) {
   printf("%s: %s\n", nx_device_name(d0), nx_device_description(d0));
   cast_cases(d0);
   fill_where_cases(d0);
+  large_cases(d0);
   binary_cases(d0, NX_MEMORY_DEVICE, 2);
   unary_cases(d0, NX_MEMORY_DEVICE, 2);
   binary_cases(d0, SHARED_KIND, 1);
