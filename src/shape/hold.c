@@ -171,16 +171,19 @@ int nx__shape_hold_add_rows(nx_shape_session *s, nx__hold *h, int t0, int n) {
     return 0;
   }
   if (h->live[0].n + h->live[1].n > 2 * h->nlive + 64) compact(h);
-  if (grow(h, n)) return NX_ENOMEM;
+  nx__ivec *l = &h->live[1];
+  /* both tables sized once for the whole range: no doubling copies */
+  if (grow(h, n) || n > INT_MAX - l->n || nx__shape_grow((void **)&l->p, &l->cap, l->n + n, sizeof *l->p, 8))
+    return NX_ENOMEM;
   h->vbase = h->n;
   h->vn = n;
   h->vt0 = t0;
   for (int i = 0; i < n; i++) {
     int id = h->n++;
     h->p[id] = (nx__held){.qp = 0, .group = 1, .alive = true};
-    h->nlive++;
-    if (nx__shape_ivec_push(&h->live[1], id)) return NX_ENOMEM;
+    l->p[l->n++] = id;
   }
+  h->nlive += n;
   return 0;
 }
 

@@ -427,14 +427,18 @@ int nx__shape_run(nx_shape_session *s, int stage) {
       if (nx__shape_cvec_push(s->rec, &s->pending.p[i])) return NX_ENOMEM;
     if (s->pending.n && nx__shape_cvec_push(s->rec, &(nx__cons){.kind = NX__C_BATCH_END})) return NX_ENOMEM;
   }
-  if (s->queue.n == s->qhead) { /* the queue is empty: take the pending list whole */
+  if (s->queue.n == s->qhead && s->pending.cap >= s->queue.cap) {
+    /* the queue is empty: take the pending list whole; never a smaller
+       buffer for the queue than it had, which would grow (and fault) again */
     nx__cvec t = s->queue;
     s->queue = s->pending;
     s->pending = t;
     s->qhead = 0;
-  } else
+  } else {
+    if (s->queue.n == s->qhead) s->queue.n = s->qhead = 0;
     for (int i = 0; i < s->pending.n; i++)
       if (nx__shape_cvec_push(&s->queue, &s->pending.p[i])) return NX_ENOMEM;
+  }
   s->pending.n = 0;
   nx__hold *d = &s->deferred;
   bool full = d->stage != stage;
