@@ -282,9 +282,24 @@ NX_DEV bool nx__narrow_float(int code) {
          code == NX_FLOAT4_E2M1FN;
 }
 
+/* nx_store_float16_f32 in 32-bit lanes (nx_dtype.h's rule computes in 64):
+   a normal result by rebiasing the exponent and one add that rounds ties to
+   even and carries into the exponent, clamped at infinity; a subnormal one
+   (below 2^-14) by the float32 add of 0.5, whose ulp 2^-24 is float16's
+   subnormal step, so the hardware rounds it (a float32 subnormal input,
+   flushed or not, rounds to 0 either way); a NaN quieted, its payload's top
+   bits kept. */
+NX_DEV uint nx__store_float16_f32(uint u) {
+  uint a = u & 0x7FFFFFFFu, s = (u >> 16) & 0x8000u;
+  uint n = (a - 0x38000000u + 0xFFFu + ((a >> 13) & 1u)) >> 13;
+  uint d = as_uint(as_float(a) + 0.5f) - 0x3F000000u;
+  uint r = a < 0x38800000u ? d : (n < 0x7C00u ? n : 0x7C00u);
+  return s | (a > 0x7F800000u ? 0x7E00u | ((a >> 13) & 0x3FFu) : r);
+}
+
 NX_DEV ulong nx__store_f32bits(int code, uint u) {
   switch (code) {
-  case NX_FLOAT16: return nx_store_float16_f32(u);
+  case NX_FLOAT16: return nx__store_float16_f32(u);
   case NX_BFLOAT16: /* nx_store_bfloat16_f32 in three instructions: the same exponent range, so ties to
                       even by one add that carries into the exponent (infinity included); a NaN quieted */
     return (u & 0x7FFFFFFFu) > 0x7F800000u ? (u >> 16) | 0x40u : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
