@@ -9,7 +9,9 @@
 #          environment with numpy and ml_dtypes (the numpy suites); clang
 #          with libFuzzer (the fuzzers, make fuzz) and Spin (the model of the
 #          claim protocol); tmux (the nx command run in a terminal)
-#   bench  build's, and the same virtual environment (the peers)
+#   bench  build's, and the same virtual environment (the peers); with
+#          NX_BENCH_TORCH=1 also torch, the conv2d peer of bench/linalg
+#          (pip's torch brings CUDA's libraries, about 5 GiB, so only asked)
 # usage: tools/install-deps.sh build|test|bench ...
 # Debian packages are installed as root (CI and fresh machines); as another
 # user it only reports what is missing. Python packages go into the
@@ -87,4 +89,10 @@ if ! "$dir/bin/python" -c "import safetensors, gguf" 2>/dev/null; then
   echo "install-deps: pip install safetensors gguf into $dir"
   "$dir/bin/python" -m pip install -q --disable-pip-version-check safetensors gguf \
     || echo "install-deps: safetensors and gguf could not be installed: the suites that need them will skip" >&2
+fi
+# torch, the optional conv2d peer (bench/linalg/run.py skips it when absent).
+if [ "${NX_BENCH_TORCH:-0}" = 1 ] && ! "$dir/bin/python" -c "import torch" 2>/dev/null; then
+  echo "install-deps: pip install torch into $dir (NX_BENCH_TORCH=1)"
+  "$dir/bin/python" -m pip install -q --disable-pip-version-check torch \
+    || echo "install-deps: torch could not be installed: bench/linalg runs without its conv2d peer" >&2
 fi
