@@ -2,8 +2,8 @@
 /* Transcendentals and sqrt against MPFR: every input of float16, bfloat16,
    float8_e4m3fn, float8_e5m2 and float4_e2m1fn correctly rounded (MPFR at
    the format's precision and exponent range, subnormalized); float32 and
-   float64 within 1 ulp on random samples, float32 tanh within 0.5 ulp +
-   2^-11 at each of its vector levels. Under sanitizers (NX_SAMPLED) a
+   float64 within 1 ulp on random samples, float32 tanh within 0.84 ulp (its
+   vector loop's bound) at each of its vector levels. Under sanitizers (NX_SAMPLED) a
    sixteenth of the 16-bit inputs and fewer samples. */
 #include "kernels_common.h"
 #include "mpfr_oracle.h"
@@ -106,8 +106,8 @@ static void sampled(nx_dtype dt, int64_t n, uint64_t *seed) {
 }
 
 /* float32 tanh at each vector level this CPU runs (AVX2 as well as
-   AVX-512, which nx_tanh picks where it can): within 0.5 ulp + 2^-11 of
-   MPFR's value on n samples (random bits, and over +-12, where tanh turns
+   AVX-512, which nx_tanh picks where it can): within 0.84 ulp of MPFR's
+   value (the bound docs/kernels.md derives: 0.5 ulp plus a third of one) on n samples (random bits, and over +-12, where tanh turns
    to +-1), the special values exact, a NaN's own NaN quieted; n - 3
    elements, so that each level's tail runs too. */
 static void tanh_levels(int64_t n, uint64_t *seed) {
@@ -138,7 +138,7 @@ static void tanh_levels(int64_t n, uint64_t *seed) {
       }
       double e = mp_ulp_error(NX_FLOAT32, mpfr_tanh, NULL, x[i], 0, z[i]);
       if (e > worst) worst = e;
-      if (e > 0.5 + 0x1p-11 && bad++ < 3) CHECK(0, "tanh level %d of %a: %a, %g ulp", level, x[i], z[i], e);
+      if (e > 0.84 && bad++ < 3) CHECK(0, "tanh level %d of %a: %a, %g ulp", level, x[i], z[i], e);
     }
     CHECK(bad == 0, "tanh float32 level %d: %ld wrong", level, bad);
     printf("tanh float32 level %d: max %.6f ulp over %lld samples\n", level, worst, (long long)(n - 3));
