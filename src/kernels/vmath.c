@@ -11,20 +11,36 @@
 
 #include "vmath.h"
 
+/* From 2 MiB of result on, streamed stores (as the casts and tanh). */
+#define NX__STREAM_BYTES ((int64_t)2 << 20)
+
 /* One loop per function (SLEEF's declarations differ between compilers in
-   the qualifiers of their results, so no table of pointers). */
-#define NX__VLOOP(name, F)                                                                 \
-  static void name(float *z, const float *x, int64_t n) {                                        \
+   the qualifiers of their results, so no table of pointers). With nt (z on
+   a 64-byte line), non-temporal stores: a large result's lines are then
+   not read before being written, a third of the loop's memory traffic,
+   which is what two threads are short of. */
+#define NX__VLOOP(name, F)                                                                       \
+  static void name##_run(float *z, const float *x, int64_t n, bool nt) {                          \
     int64_t i = 0;                                                                              \
-    for (; i + 16 <= n; i += 16) {                                                              \
-      __m512 v = _mm512_loadu_ps(x + i);                                                        \
-      _mm512_storeu_ps(z + i, F(v));                                                    \
+    if (nt) {                                                                                   \
+      for (; i + 16 <= n; i += 16) _mm512_stream_ps(z + i, F(_mm512_loadu_ps(x + i)));          \
+      _mm_sfence(); /* the streamed stores ordered before what follows */                     \
     }                                                                                           \
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(z + i, F(_mm512_loadu_ps(x + i)));            \
     if (i < n) {                                                                                \
       __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                           \
-      __m512 v = _mm512_maskz_loadu_ps(m, x + i);                                               \
-      _mm512_mask_storeu_ps(z + i, m, F(v));                                            \
+      _mm512_mask_storeu_ps(z + i, m, F(_mm512_maskz_loadu_ps(m, x + i)));                      \
     }                                                                                           \
+  }                                                                                             \
+  static void name(float *z, const float *x, int64_t n) {                                       \
+    uintptr_t at = (uintptr_t)z;                                                                \
+    if (n * 4 < NX__STREAM_BYTES || at % 4) {                                                   \
+      name##_run(z, x, n, false);                                                               \
+      return;                                                                                   \
+    }                                                                                           \
+    int64_t head = (int64_t)((64 - at % 64) % 64) / 4;                                          \
+    name##_run(z, x, head, false);                                                              \
+    name##_run(z + head, x + head, n - head, true);                                             \
   }
 NX__VLOOP(v_exp, Sleef_expf16_u10avx512f)
 NX__VLOOP(v_log, Sleef_logf16_u10avx512f)

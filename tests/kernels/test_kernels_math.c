@@ -2,11 +2,12 @@
 /* Transcendentals and sqrt against MPFR: every input of float16, bfloat16,
    float8_e4m3fn, float8_e5m2 and float4_e2m1fn correctly rounded (MPFR at
    the format's precision and exponent range, subnormalized); float32 and
-   float64 within 1 ulp on random samples, float32 tanh within 0.5 ulp +
-   2^-11 at each of its vector levels. Under sanitizers (NX_SAMPLED) a
+   float64 within 1 ulp on random samples, float32 tanh within 0.84 ulp (its
+   vector loop's bound) at each of its vector levels. Under sanitizers (NX_SAMPLED) a
    sixteenth of the 16-bit inputs and fewer samples. */
 #include "kernels_common.h"
 #include "mpfr_oracle.h"
+#include "vmath.h"
 #include "vtanh.h"
 
 typedef int (*un_fn)(nx_array *, nx_array *);
@@ -106,8 +107,8 @@ static void sampled(nx_dtype dt, int64_t n, uint64_t *seed) {
 }
 
 /* float32 tanh at each vector level this CPU runs (AVX2 as well as
-   AVX-512, which nx_tanh picks where it can): within 0.5 ulp + 2^-11 of
-   MPFR's value on n samples (random bits, and over +-12, where tanh turns
+   AVX-512, which nx_tanh picks where it can): within 0.84 ulp of MPFR's
+   value (the bound docs/kernels.md derives: 0.5 ulp plus a third of one) on n samples (random bits, and over +-12, where tanh turns
    to +-1), the special values exact, a NaN's own NaN quieted; n - 3
    elements, so that each level's tail runs too. */
 static void tanh_levels(int64_t n, uint64_t *seed) {
@@ -138,7 +139,7 @@ static void tanh_levels(int64_t n, uint64_t *seed) {
       }
       double e = mp_ulp_error(NX_FLOAT32, mpfr_tanh, NULL, x[i], 0, z[i]);
       if (e > worst) worst = e;
-      if (e > 0.5 + 0x1p-11 && bad++ < 3) CHECK(0, "tanh level %d of %a: %a, %g ulp", level, x[i], z[i], e);
+      if (e > 0.84 && bad++ < 3) CHECK(0, "tanh level %d of %a: %a, %g ulp", level, x[i], z[i], e);
     }
     CHECK(bad == 0, "tanh float32 level %d: %ld wrong", level, bad);
     printf("tanh float32 level %d: max %.6f ulp over %lld samples\n", level, worst, (long long)(n - 3));
@@ -158,6 +159,35 @@ static void tanh_levels(int64_t n, uint64_t *seed) {
   free(z);
 }
 
+/* The SLEEF loops (where the build has them and the CPU AVX-512F): a run
+   of 2 MiB of result and more (streamed stores), one element off a 64-byte
+   line, gives the bits of short runs, for each function. */
+static void vmath_long_runs(uint64_t *seed) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  bool cpu = __builtin_cpu_supports("avx512f");
+#else
+  bool cpu = false;
+#endif
+  static const nx__uop fns[] = {NX__EXP, NX__LOG, NX__SIN, NX__COS, NX__TAN, NX__ASIN, NX__ACOS, NX__ATAN};
+  if (!cpu || !nx__vmath_known(NX__EXP)) {
+    printf("SLEEF loops: not in this build or not on this CPU; their long runs not checked\n");
+    return;
+  }
+  int64_t big = ((int64_t)1 << 19) + 5;
+  float *x = malloc((size_t)big * 4), *z = malloc((size_t)(big + 16) * 4), *want = malloc((size_t)big * 4);
+  CHECK(x && z && want, "test buffers");
+  for (int64_t i = 0; x && i < big; i++) x[i] = (float)ldexp((double)(splitmix64_next(seed) >> 11) / 0x1p53, 3) - 4;
+  for (size_t f = 0; x && z && want && f < sizeof fns / sizeof *fns; f++) {
+    float *zs = z + 1 + (16 - (int64_t)(((uintptr_t)z / 4) % 16)) % 16; /* one element past a 64-byte line */
+    nx__vmath_f32(fns[f], zs, x, big);
+    for (int64_t i = 0; i < big; i += 4096) nx__vmath_f32(fns[f], want + i, x + i, big - i < 4096 ? big - i : 4096);
+    CHECK(memcmp(zs, want, (size_t)big * 4) == 0, "SLEEF loop %d: a long run differs from short ones", (int)fns[f]);
+  }
+  free(x);
+  free(z);
+  free(want);
+}
+
 int main(void) {
 #if defined(NX_SAMPLED)
   int step = 16;
@@ -172,5 +202,6 @@ int main(void) {
   sampled(NX_FLOAT32, n, &seed);
   sampled(NX_FLOAT64, n, &seed);
   tanh_levels(4 * n, &seed);
+  vmath_long_runs(&seed);
   return check_done();
 }
