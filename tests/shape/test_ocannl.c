@@ -204,6 +204,18 @@ static const program dim_cases[] = {
      {{'v', "a"}, {'v', "c"}, {'v', "b"}, {'v', "w"}, {'a', "aff", "2", "w"}, {'k', "ac", "a", "c"},
       {'k', "affb", "aff", "b"}, {'=', NULL, "ac", "affb"}, {'s', NULL, "4"}, {'d', "five", "5", "default"},
       {'d', "seven", "7", "default"}, {'=', NULL, "a", "five"}, {'=', NULL, "b", "seven"}, {'s', NULL, "4"}}},
+    /* Not tests of OCANNL's: row.ml's refusals in its words (unify_dim's
+       Affine arms and its occurs check), nx's details after them. */
+    {"tensor/row.ml unify_dim, Affine = Dim: a stride that does not divide the size",
+     {{'v', "o"}, {'a', "aff", "2", "o"}, {'d', "five", "5", "default"}, {'=', NULL, "aff", "five"}, {'s'},
+      {'R', NULL, "solved dimensions for axis: incompatible stride (2 does not divide 5)"}}},
+    {"tensor/row.ml unify_dim, Affine = Dim: a kernel wider than the axis (no padding)",
+     {{'v', "o"}, {'d', "k5", "5", "default"}, {'c', "conv", "1", "o", "k5"}, {'d', "three", "3", "default"},
+      {'=', NULL, "conv", "three"}, {'s'},
+      {'R', NULL, "solved dimensions for axis: incompatible stride (a kernel of 5 at dilation 1 does not fit in 3)"}}},
+    {"tensor/row.ml unify_dim: the occurs check (v = 2*v)",
+     {{'v', "v"}, {'a', "aff", "2", "v"}, {'=', NULL, "v", "aff"}, {'s'},
+      {'R', NULL, "occurs check failed: dimension variable occurs in its own definition ("}}},
     /* Not a test of OCANNL's: the rule its row.ml states for the Concat =
        Concat arm of unify_dim (oldest variables paired, then the rest). */
     {"tensor/row.ml unify_dim, Concat = Concat: a^b^c = d^e, then a := 7, b := 9",
