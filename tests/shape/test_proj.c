@@ -442,6 +442,93 @@ static void check_tensor_padding(void) {
   nx_shape_session_free(s);
 }
 
+/* OCANNL's check_slice_shapes.ml: images of batch 2x4 and output 3x3x1,
+   sliced on the leftmost batch axis (images @| batch_n), then
+   Nn_blocks.conv2d with padding (kernel 3, stride 1, one output channel,
+   kh, kw and oc set before its einsum, a bias added). Its expected output
+   prints the sliced tensor's dims "4x3+3x3+3x1" (each 3-wide spatial axis
+   padded by 3: 1 left and 2 right) and "padding: Some", and the images'
+   "2x4x3x3x1" with "padding: None": the convolution's projections pad its
+   operand, not the tensor the slice read. (One output channel is a total
+   of 1 element on the row variable ..oc.., which row.ml closes empty at
+   stage 5: the result is 4|3,3.) */
+static void check_slice_padding(void) {
+  nx_shape_session *s;
+  nx_tensor *images, *args[2], *conv, *bias, *processed;
+  const nx_shape_proj *p;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "images", "2,4", "", "3,3,1", &images) == 0 &&
+            nx_tensor_batch_slice(s, images, &args[0]) == 0 && nx_tensor_param(s, "kernel", NULL, NULL, &args[1]) == 0,
+        "session: %s", nx_error_message());
+  nx_shape_ref *refs[3] = {nx_shape_ref_new(s, "kh"), nx_shape_ref_new(s, "kw"), nx_shape_ref_new(s, "oc")};
+  const int64_t sizes[3] = {3, 3, 1};
+  for (int i = 0; i < 3; i++) CHECK(refs[i] && nx_shape_ref_set_dim(s, refs[i], sizes[i]) == 0, "set_dim");
+  const char *names[1] = {"stride"};
+  const int64_t values[1] = {1};
+  nx_einsum_options opt = {.nvalues = 1, .names = names, .values = values, .use_padding = NX_PADDING_TRUE,
+                           .nrefs = 3, .refs = refs};
+  CHECK(nx_tensor_einsum_ex(s, "... | stride*oh+kh, stride*ow+kw, ..ic..; kh, kw, ..ic.. -> ..oc.. => ... | oh, ow, ..oc..",
+                            &opt, args, 2, &conv) == 0 &&
+            nx_tensor_param(s, "bias", NULL, NULL, &bias) == 0 && nx_tensor_binary(s, "+", conv, bias, &processed) == 0 &&
+            nx_shape_finish(s) == 0 && nx_shape_projections(s, conv, &p) == 0,
+        "conv2d: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(s, images, NX_SHAPE_STYLE_SIZE), "2,4|3,3,1") &&
+            !strcmp(shape_str(s, args[0], NX_SHAPE_STYLE_SIZE), "4|3,3,1") &&
+            !strcmp(shape_str(s, processed, NX_SHAPE_STYLE_SIZE), "4|3,3"),
+        "shapes: %s", shape_str(s, processed, NX_SHAPE_STYLE_SIZE));
+  const int64_t want[4][2] = {{0, 0}, {1, 2}, {1, 2}, {0, 0}};
+  for (int a = 0; a < 4; a++) {
+    int64_t l = -1, r = -1;
+    CHECK(nx_tensor_padding(s, args[0], a, &l, &r) == 0 && l == want[a][0] && r == want[a][1],
+          "the slice's axis %d padded %lld, %lld, expected OCANNL's 4x3+3x3+3x1", a, (long long)l, (long long)r);
+  }
+  for (int a = 0; a < 5; a++) {
+    int64_t l = -1, r = -1;
+    CHECK(nx_tensor_padding(s, images, a, &l, &r) == 0 && l == 0 && r == 0, "the images' axis %d is padded", a);
+  }
+  nx_shape_session_free(s);
+}
+
+/* OCANNL's test_interleave.ml: Operation.interleave [1; 2; 3] [4; 5; 6] is
+   "..., i => ..., 2*i" of the first plus "..., i => ..., 2*i + 1" of the
+   second, accumulated into one tensor; its expected output prints shape
+   0:6 and 1, 4, ..., 3, 6. Here the two einsums (a strided index on the
+   result side) are made equal in shape and run by their projections alone
+   into one buffer; deinterleave_even and deinterleave_odd ("..., 2*i =>
+   ..., i", "..., 2*i + 1 => ..., i") take the halves back. */
+static void check_interleave(void) {
+  nx_shape_session *s;
+  nx_tensor *x[2], *y[2], *back[2];
+  const nx_shape_proj *p;
+  static const char *const spec[2] = {"..., i => ..., 2*i", "..., i => ..., 2*i + 1"};
+  static const char *const unspec[2] = {"..., 2*i => ..., i", "..., 2*i + 1 => ..., i"};
+  double in[2][3] = {{1, 2, 3}, {4, 5, 6}}, out[6] = {0}, part[6], half[2][3];
+  CHECK(nx_shape_session_new(&s) == 0, "session");
+  for (int k = 0; k < 2; k++)
+    CHECK(nx_tensor_term(s, NULL, "", "", "3", &x[k]) == 0 && nx_tensor_einsum(s, spec[k], &x[k], 1, &y[k]) == 0,
+          "%s: %s", spec[k], nx_error_message());
+  CHECK(nx_tensor_set_equal(s, y[0], y[1]) == 0, "the two results are one tensor: %s", nx_error_message());
+  for (int k = 0; k < 2; k++)
+    CHECK(nx_tensor_einsum(s, unspec[k], &y[0], 1, &back[k]) == 0, "%s: %s", unspec[k], nx_error_message());
+  CHECK(nx_shape_finish(s) == 0 && !strcmp(shape_str(s, y[0], NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE), "0:6"),
+        "interleave shape %s, expected OCANNL's 0:6", shape_str(s, y[0], NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE));
+  for (int k = 0; k < 2; k++) {
+    double *ops[1] = {in[k]};
+    CHECK(nx_shape_projections(s, y[k], &p) == 0 && elems(p, NX_PROJ_RESULT) == 6 && run_proj(p, ops, part, 6) == 0,
+          "%s: %s", spec[k], nx_error_message());
+    for (int j = 0; j < 6; j++) out[j] += part[j];
+  }
+  const double want[6] = {1, 4, 2, 5, 3, 6};
+  for (int j = 0; j < 6; j++) CHECK(out[j] == want[j], "interleave element %d is %g, expected %g", j, out[j], want[j]);
+  for (int k = 0; k < 2; k++) {
+    double *ops[1] = {out};
+    CHECK(nx_shape_projections(s, back[k], &p) == 0 && elems(p, NX_PROJ_RESULT) == 3 && run_proj(p, ops, half[k], 3) == 0,
+          "%s: %s", unspec[k], nx_error_message());
+    for (int j = 0; j < 3; j++)
+      CHECK(half[k][j] == in[k][j], "%s: element %d is %g, expected %g", unspec[k], j, half[k][j], in[k][j]);
+  }
+  nx_shape_session_free(s);
+}
+
 /* A tensor's values, computed by the projections of the operation that made
    it, recursively (a leaf's are given): up to GRAPH tensors. */
 #define GRAPH 64
@@ -616,6 +703,8 @@ int main(int argc, char **argv) {
   check_parses();
   check_padding();
   check_tensor_padding();
+  check_slice_padding();
+  check_interleave();
   check_block_literals();
   check_concat_values();
   /* Refusals. */
