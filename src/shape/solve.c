@@ -313,6 +313,10 @@ static bool unique_pair(nx_shape_session *s, int v, int w) {
   return true;
 }
 
+/* res <= opnd for dims: equal, or opnd the top; a variable below a solved
+   dim takes it, two variables become neighbours (unified when stage 2 finds
+   them a unique pair), a ground bound above a variable joins its glb, and
+   two different solved dims are the error. */
 static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim *opnd0, const nx__origin *o,
                           int stage) {
   const nx_dim *r = nx__shape_dsub(s, res0), *p = nx__shape_dsub(s, opnd0);
