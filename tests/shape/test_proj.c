@@ -48,6 +48,8 @@ static const pcase cases[] = {
      "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3), A1)", "5"},
     {"a strided padded convolution", "2*o=+k; k => o", 2, {{"", "", "6"}, {"", "", "3"}},
      "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3)[::2][:3], A1)", "3"},
+    {"a dilated padded convolution (padded 1 left, 3 right: the dilated span)", "o=+2*k; k => o", 2,
+     {{"", "", "6"}, {"", "", "3"}}, "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 3)), 5)[:, ::2], A1)", "6"},
     {"a 2-d convolution with channels (Nn_blocks.conv2d without padding)",
      "oh<+kh, ow<+kw, ic; kh, kw, ic -> oc => oh, ow, oc", 2, {{"", "", "5,4,2"}, {"", "3,2,2", "3"}},
      "np.einsum('abcde,odec->abo', sliding_window_view(A0, (3, 2), axis=(0, 1)), A1)", "3,3,3"},
@@ -364,6 +366,16 @@ static void check_padding(void) {
     int64_t l = -1, r = -1;
     CHECK(nx_proj_padding(p, NX_PROJ_RESULT, a, &l, &r) == 0 && l == 0 && r == 0, "result axis %d padded", a);
   }
+  /* A dilated padded kernel: OCANNL's margins (1, 2 for a 3-wide kernel)
+     do not cover its span; nx pads as far as the index reaches. */
+  nx_tensor *d[2], *y;
+  CHECK(nx_tensor_term(s, "x", "", "", "6", &d[0]) == 0 && nx_tensor_term(s, "k", "", "", "3", &d[1]) == 0 &&
+            nx_tensor_einsum(s, "o=+2*k; k => o", d, 2, &y) == 0 && nx_shape_finish(s) == 0 &&
+            nx_shape_projections(s, y, &p) == 0,
+        "dilated: %s", nx_error_message());
+  int64_t l = -1, r = -1;
+  CHECK(nx_proj_padding(p, 0, 0, &l, &r) == 0 && l == 1 && r == 3, "a dilated padded kernel pads %lld, %lld", (long long)l,
+        (long long)r);
   nx_shape_session_free(s);
 }
 
