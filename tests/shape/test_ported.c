@@ -511,6 +511,15 @@ static const program cases[] = {
        with known dims solve the dim; at stage 6 the row variable closes
        empty and the dim takes the product) and whose dim closing never
        guesses (mark_total_elems_vars, can_guess_dim_to_one). */
+    /* shape.ml set_dim and set_equal: their constraints carry OCANNL's
+       origins (operation "Shape.set_dim Dim" from the label to the size),
+       which the trace of an error they meet names. */
+    {"shape.ml set_dim after set_equal Dim-Dim: the solver's mismatch, traced to Shape.set_dim Dim",
+     NULL,
+     {{'r', "i"}, {'r', "j"}, {'P', "w1", {NULL, NULL}}, {'P', "w2", {NULL, NULL}},
+      {'e', "y1", {"i => i", "w1", "|", "i"}}, {'e', "y2", {"j => j", "w2", "|", "j"}}, {'q', NULL, {"i", "j"}},
+      {'d', "i", {"3"}}, {'d', "j", {"5"}},
+      {'R', NULL, {"nx_shape_ref_set_dim: solved dimensions for axis: mismatch (3_default vs 5_default); trace: Shape.set_dim Dim (j output <= 5 output)"}}}},
     {"shape.ml set_equal Dim-Row: the row decides the dim",
      NULL,
      {{'r', "s"}, {'r', "k"}, {'T', "x", {NULL, NULL, NULL}}, {'P', "w", {NULL, NULL}},
