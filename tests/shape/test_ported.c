@@ -412,6 +412,21 @@ static const program cases[] = {
     {"einsum_trivia_exec.ml: einsum ...|i->1; ...|j...->i => ...|ij",
      NULL,
      {{'T', "a", {"3", "4", "2"}}, {'T', "b", {"3", "2,3", "4"}}, {'E', "c", {"...|i->1; ...|j...->i => ...|ij", "a", "b"}}, {'F'}, {'S', "c", {"3|4,2"}}}},
+    /* ---- test/einsum/gnn_broadcast.ml (its comments state the shapes; the
+       inline parameters { src; b = [2]; o = [3; 4] } are leaves here) ---- */
+    {"gnn_broadcast.ml pairwise 'i, f; j, f => i, j, f'",
+     NULL,
+     {{'T', "src", {"", "", "3,4"}}, {'T', "dst", {"", "", "3,4"}}, {'E', "edges", {"i, f; j, f => i, j, f", "src", "dst"}},
+      {'F'}, {'S', "edges", {"3,3,4"}}}},
+    {"gnn_broadcast.ml pairwise_batched '..g.. | i, f; ..g.. | j, f => ..g.. | i, j, f'",
+     NULL,
+     {{'T', "src_b", {"2", "", "3,4"}}, {'T', "dst_b", {"2", "", "3,4"}},
+      {'E', "edges_b", {"..g.. | i, f; ..g.. | j, f => ..g.. | i, j, f", "src_b", "dst_b"}}, {'F'},
+      {'S', "edges_b", {"2|3,3,4"}}}},
+    {"gnn_broadcast.ml aggregate '..g.. | v, u; ..g.. | u, f => ..g.. | v, f'",
+     NULL,
+     {{'T', "adj", {"2", "", "3,3"}}, {'T', "h", {"2", "", "3,4"}},
+      {'E', "out", {"..g.. | v, u; ..g.. | u, f => ..g.. | v, f", "adj", "h"}}, {'F'}, {'S', "out", {"2|3,4"}}}},
     /* ---- surjectivity, accumulation, virtual diagonals, tropical kernels ---- */
     {"test_accumulation_semantics.ml: 'b|i->o => b|i' reduces the output",
      NULL,
