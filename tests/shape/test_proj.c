@@ -3,6 +3,7 @@
    alone, on small integer arrays, against loops written out by hand here;
    with --dump, each case's operands and result are printed for
    test_proj_numpy.py, which checks them against numpy's einsum. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -458,6 +459,63 @@ static void check_tensor_padding(void) {
   nx_shape_session_free(s);
 }
 
+/* Runs p (no concatenations) as a reduction of operand 0 plus operand 1
+   (pool: a max, the padding -inf) or of their product (a sum, the padding
+   0), as OCANNL's "@^+" and "+*" do; res has the result's elements. */
+static void run_reduce(const nx_shape_proj *p, double *const *ops, bool pool, double *res, int64_t nres) {
+  int ni = nx_proj_iter_count(p);
+  int64_t it[64] = {0};
+  bool on[64];
+  for (int i = 0; i < ni; i++) on[i] = true;
+  for (int64_t i = 0; i < nres; i++) res[i] = pool ? -INFINITY : 0;
+  for (;;) {
+    int64_t off[2] = {0, 0}, ro = 0, size, x;
+    bool inside = true;
+    for (int w = 0; w < 2; w++)
+      for (int a = 0; a < nx_proj_rank(p, w); a++) {
+        index_at(p, w, a, it, on, &size, &x);
+        inside = inside && x >= 0 && x < size;
+        off[w] = off[w] * size + x;
+      }
+    for (int a = 0; a < nx_proj_rank(p, NX_PROJ_RESULT); a++) {
+      index_at(p, NX_PROJ_RESULT, a, it, on, &size, &x);
+      ro = ro * size + x;
+    }
+    double v0 = inside ? ops[0][off[0]] : pool ? -INFINITY : 0, v1 = inside ? ops[1][off[1]] : 0;
+    if (pool) res[ro] = fmax(res[ro], v0 + v1);
+    else res[ro] += v0 * v1;
+    int i = ni - 1;
+    while (i >= 0 && ++it[i] == nx_proj_iter_size(p, i)) it[i--] = 0;
+    if (i < 0) return;
+  }
+}
+
+/* OCANNL's test_padding_reset.ml: one 4x4 input holding -16..-1 under a 3x3
+   padded max-pool (input @^+ "oh=+wh, ow=+ww; wh, ww => oh, ow" over a
+   kernel of zeros) and a 3x3 padded sum (input +* "oh=+kh, ow=+kw; kh, kw
+   => oh, ow" over ones). Its expected output pins pooled[0,0] = -11,
+   pooled[1,1] = -6, pooled[3,3] = -1 (the padding -inf for a max) and
+   conv[0,0] = -54, conv[1,1] = -99 (0 for a sum): the projections' indices
+   reach the padding where OCANNL's do, and each operation reads it as its
+   neutral value. */
+static void check_padding_values(void) {
+  nx_shape_session *s;
+  nx_tensor *x, *y[2];
+  const nx_shape_proj *p[2];
+  double in[16], zeros[9] = {0}, ones[9], out[2][16];
+  for (int i = 0; i < 16; i++) in[i] = i - 16;
+  for (int i = 0; i < 9; i++) ones[i] = 1;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "4,4", &x) == 0, "session");
+  CHECK(conv(s, x, 3, &y[0], &p[0]) == 0 && conv(s, x, 3, &y[1], &p[1]) == 0, "3x3: %s", nx_error_message());
+  double *pool_ops[2] = {in, zeros}, *sum_ops[2] = {in, ones};
+  run_reduce(p[0], pool_ops, true, out[0], 16);
+  run_reduce(p[1], sum_ops, false, out[1], 16);
+  CHECK(out[0][0] == -11 && out[0][5] == -6 && out[0][15] == -1, "pooled %g %g %g, expected OCANNL's -11 -6 -1", out[0][0],
+        out[0][5], out[0][15]);
+  CHECK(out[1][0] == -54 && out[1][5] == -99, "conv %g %g, expected OCANNL's -54 -99", out[1][0], out[1][5]);
+  nx_shape_session_free(s);
+}
+
 /* OCANNL's check_slice_shapes.ml: images of batch 2x4 and output 3x3x1,
    sliced on the leftmost batch axis (images @| batch_n), then
    Nn_blocks.conv2d with padding (kernel 3, stride 1, one output channel,
@@ -720,6 +778,7 @@ int main(int argc, char **argv) {
   check_padding();
   check_tensor_padding();
   check_slice_padding();
+  check_padding_values();
   check_interleave();
   check_block_literals();
   check_concat_values();
