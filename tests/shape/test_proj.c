@@ -416,7 +416,7 @@ static bool pad_is(nx_shape_session *s, const nx_tensor *t, int64_t l, int64_t r
    does, by a wider kernel over an input resolved after a first convolution. */
 static void check_tensor_padding(void) {
   nx_shape_session *s;
-  nx_tensor *x, *pooled, *convd, *wide, *valid;
+  nx_tensor *x = NULL, *pooled, *convd, *wide, *valid;
   const nx_shape_proj *p;
   CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "4,4", &x) == 0, "session");
   CHECK(nx_tensor_padding(s, x, 0, NULL, NULL) == 0, "a closed leaf's padding: %s", nx_error_message());
@@ -500,7 +500,7 @@ static void run_reduce(const nx_shape_proj *p, double *const *ops, bool pool, do
    neutral value. */
 static void check_padding_values(void) {
   nx_shape_session *s;
-  nx_tensor *x, *y[2];
+  nx_tensor *x = NULL, *y[2];
   const nx_shape_proj *p[2];
   double in[16], zeros[9] = {0}, ones[9], out[2][16];
   for (int i = 0; i < 16; i++) in[i] = i - 16;
@@ -673,7 +673,7 @@ static void check_block_literals(void) {
   };
   for (size_t i = 0; i < sizeof lits / sizeof *lits; i++) {
     nx_shape_session *s;
-    nx_tensor *a, *b, *c, *t;
+    nx_tensor *a = NULL, *b = NULL, *c = NULL, *t;
     graph g = {.n = 3};
     bool two = i == 1;
     CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "xa", "", "", two ? "2" : "3", &a) == 0 &&
@@ -713,7 +713,7 @@ static void check_block_literals(void) {
 static void check_concat_values(void) {
   for (int nested = 0; nested < 2; nested++) {
     nx_shape_session *s;
-    nx_tensor *a, *b, *c, *zeros, *cat, *sum;
+    nx_tensor *a = NULL, *b = NULL, *c = NULL, *zeros, *cat, *sum;
     graph g = {.n = 3};
     static const double mc[3][3] = {{10, 20}, {30, 40, 50}, {60, 70}}, ng[3][3] = {{1, 2}, {3, 4, 5}, {6, 7}};
     CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "a", "", "", "2", &a) == 0 &&
