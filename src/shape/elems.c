@@ -51,14 +51,21 @@ int nx__shape_solve_total(nx_shape_session *s, const nx__cons *c, int stage) {
       } else nvars++, var = d;
     }
   }
-  if (prod == 0) return c->n == 0 ? 0 : nx__shape_error(s, c->o, "Total_elems: %lld elements into a shape with a 0 axis", (long long)c->n);
+  /* The refusals in OCANNL's words (row.ml's total_elems_divide and
+     apply_row_constraint; several row variables: apply_rows_constraint's
+     "known product"). */
+  if (prod == 0)
+    return c->n == 0 ? 0
+                     : nx__shape_error(s, c->o, "Division by non-positive number: 0 (%lld elements into a shape with a 0 axis)",
+                                       (long long)c->n);
   if (c->n % prod)
-    return nx__shape_error(s, c->o, "Total_elems: %lld elements do not divide into dims of product %lld", (long long)c->n,
-                     (long long)prod);
+    return nx__shape_error(s, c->o, "Total_elems constraint: %lld not divisible by %s%lld", (long long)c->n,
+                           nrowvars > 1 ? "known product " : "", (long long)prod);
   int64_t q = c->n / prod;
   if (!nvars && !nrowvars) {
     if (q != 1)
-      return nx__shape_error(s, c->o, "Total_elems: %lld elements vs dims of product %lld", (long long)c->n, (long long)prod);
+      return nx__shape_error(s, c->o, "apply_row_constraint: Total_elems constraint failed, shape is too %s (%lld elements, dims of product %lld)",
+                             q ? "small" : "big", (long long)c->n, (long long)prod);
     return 0;
   }
   if (nvars == 1 && !nrowvars && var->kind == NX__D_VAR)
@@ -110,7 +117,7 @@ int nx__shape_solve_total_dim(nx_shape_session *s, const nx__cons *c, int stage)
       const nx_dim *x = nx__shape_dsub(s, r->beg[j]);
       if (x->kind != NX__D_SOLVED) return NX__DEFER;
       if (__builtin_mul_overflow(prod, x->d, &prod))
-        return nx__shape_error(s, c->o, "Total_elems: the rows' product is past int64");
+        return nx__shape_error(s, c->o, "dimension size past int64: a total-elements constraint's product of rows");
     }
   }
   if (nrowvars && stage < 6) return NX__DEFER;

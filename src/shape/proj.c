@@ -232,6 +232,9 @@ static void padding(const nx_shape_proj *p, proj_axis *a) {
 
 static const int layout[3] = {NX_AXIS_BATCH, NX_AXIS_OUTPUT, NX_AXIS_INPUT};
 
+/* Fills b->p: each shape's axes in layout order (the result's first, so
+   its iterators come first), their padding, and the groups numbered in the
+   order of their first iterators. */
 static int build(builder *b) {
   const nx__spec_env *e = b->t->env;
   nx_shape_proj *p = b->p;

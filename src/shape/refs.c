@@ -83,10 +83,25 @@ int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size
   return known(s, r, size) ? 0 : NX_NONE;
 }
 
-/* Applies size n to r's bound variable (a dim's size, a row's total). */
-static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n) {
-  int rc = r->st->kind == DIM ? nx_tensor_set_dim(s, r->st->dim, n) : r->st->kind == ROW ? nx_tensor_set_row_total(s, r->st->row, n) : 0;
-  return nx__shape_fail_as(fn, rc);
+/* Applies size n to r's bound variable (a dim's size, a row's total), with
+   OCANNL's origins: "set_dim" from label to label when an einsum binds a
+   reference with a size (binding), else "Shape.set_dim Dim" or "Shape.set_dim
+   Row" from the label to the size. */
+static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n, bool binding) {
+  if (r->st->kind == UNSET) return 0;
+  if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
+  char num[24];
+  snprintf(num, sizeof num, "%lld", (long long)n);
+  nx_shape_origin o = {.operation = binding ? "set_dim" : r->st->kind == DIM ? "Shape.set_dim Dim" : "Shape.set_dim Row",
+                       .lhs_name = r->label, .lhs_kind = NX_AXIS_OUTPUT, .rhs_name = binding ? r->label : num,
+                       .rhs_kind = NX_AXIS_OUTPUT};
+  int rc;
+  if (r->st->kind == DIM) {
+    const nx_dim *v = nx_dim_solved(s, n, NULL);
+    rc = v ? nx_shape_add_dim_eq(s, r->st->dim, v, &o) : NX_ENOMEM;
+  } else rc = nx_shape_add_total_elems(s, &r->st->row, 1, n, &o);
+  if (!rc) rc = nx_shape_solve(s, 1);
+  return rc == NX_ENOMEM ? nx__fail(rc, "%s: out of memory", fn) : nx__shape_fail_as(fn, rc);
 }
 
 /* As OCANNL's set_dim, only a size set before is checked here: one the
@@ -102,7 +117,7 @@ static int set_dim(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t
   x.has_size = true;
   x.size = n;
   if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-  return apply(s, fn, r, n);
+  return apply(s, fn, r, n, false);
 }
 
 int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t size) {
@@ -128,12 +143,13 @@ int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b
     return nx__fail(NX_EINVAL, "%s: set_equal: insufficient information between labels %s and %s", fn, a->label,
                     b->label);
   int rc;
-  if (a->st->kind == DIM && b->st->kind == DIM) rc = nx_shape_add_dim_eq(s, a->st->dim, b->st->dim, NULL);
-  else if (a->st->kind == ROW && b->st->kind == ROW) rc = nx_shape_add_row_eq(s, row_of(a), row_of(b), NULL);
+  bool dd = a->st->kind == DIM && b->st->kind == DIM, rr = a->st->kind == ROW && b->st->kind == ROW;
+  nx_shape_origin o = {.operation = dd ? "Shape.set_equal Dim-Dim" : rr ? "Shape.set_equal Row-Row" : "Shape.set_equal Dim-Row or Row-Dim",
+                       .lhs_name = a->label, .rhs_name = b->label, .lhs_kind = NX_AXIS_OUTPUT, .rhs_kind = NX_AXIS_OUTPUT};
+  if (dd) rc = nx_shape_add_dim_eq(s, a->st->dim, b->st->dim, &o);
+  else if (rr) rc = nx_shape_add_row_eq(s, row_of(a), row_of(b), &o);
   else { /* as OCANNL, the row holds as many elements as the dim is long */
     const nx_row *r = a->st->kind == ROW ? row_of(a) : row_of(b);
-    nx_shape_origin o = {.operation = "Shape.set_equal Dim-Row or Row-Dim", .lhs_name = a->label, .rhs_name = b->label,
-                         .lhs_kind = NX_AXIS_OUTPUT, .rhs_kind = NX_AXIS_OUTPUT};
     rc = nx_shape_add_total_dim(s, &r, 1, a->st->kind == DIM ? a->st->dim : b->st->dim, &o);
   }
   if (!rc) rc = nx_shape_solve(s, 1);
@@ -168,7 +184,13 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
     return nx__fail(NX_EINVAL, "%s: Shape.set_scale: insufficient information between labels %s and %s", fn,
                     large->label, small->label);
   const nx_dim *scaled = nx_dim_affine(s, factor, small->st->dim, 0);
-  int rc = scaled ? nx_shape_add_dim_eq(s, large->st->dim, scaled, NULL) : NX_ENOMEM;
+  size_t cap = strlen(small->label) + 24;
+  char *rhs = nx__shape_alloc(s, cap);
+  if (!rhs) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  snprintf(rhs, cap, "%lld*%s", (long long)factor, small->label);
+  nx_shape_origin o = {.operation = "Shape.set_scale Dim-Dim", .lhs_name = large->label, .rhs_name = rhs,
+                       .lhs_kind = NX_AXIS_OUTPUT, .rhs_kind = NX_AXIS_OUTPUT};
+  int rc = scaled ? nx_shape_add_dim_eq(s, large->st->dim, scaled, &o) : NX_ENOMEM;
   if (!rc) rc = nx_shape_solve(s, 1);
   return nx__shape_fail_as(fn, rc);
 }
@@ -197,7 +219,7 @@ int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_o
     x.dim = d;
     x.row = row;
     if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-    if (k && (rc = apply(s, fn, r, size))) return rc;
+    if (k && (rc = apply(s, fn, r, size, true))) return rc;
   }
   *out = t;
   return 0;

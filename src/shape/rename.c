@@ -72,6 +72,8 @@ static const nx_dim *rename_dim(nx_shape_session *s, const nx_shape_renaming *r,
   return d ? rename_sub(s, r, nx__shape_dsub(s, d)) : NULL;
 }
 
+/* row under the solution with r's variables renamed (row itself when none
+   is); NULL when memory runs out. */
 static const nx_row *rename_row(nx_shape_session *s, const nx_shape_renaming *r, const nx_row *row) {
   if (!row) return NULL;
   const nx_row *x = nx__shape_rsub_full(s, row);
@@ -163,6 +165,8 @@ static int make(nx_shape_session *s, const nx_shape_renaming *r, const nx_shape_
   return NX_EINVAL;
 }
 
+/* Adds c (renamed by r unless NULL) to s's pending list with origin o, the
+   refusal named for fn. */
 static int add(nx_shape_session *s, const char *fn, const nx_shape_renaming *r, const nx_shape_constraint *c,
                const nx_shape_origin *o) {
   nx__cons x;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A scheme's storage and accessors: its tables grow by doubling, its
    strings live in a pool freed with it. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,13 +27,7 @@ const char *nx__scheme_str(nx_scheme *sc, const char *str) {
 
 int nx__scheme_grow(void **p, int *cap, int n, size_t elem) {
   if (n < *cap) return 0;
-  if (*cap > INT32_MAX / 4) return -1;
-  int nc = *cap ? *cap * 2 : 16;
-  void *q = nx__realloc(*p, (size_t)nc * elem);
-  if (!q) return -1;
-  *p = q;
-  *cap = nc;
-  return 0;
+  return n == INT_MAX || nx__shape_grow(p, cap, n + 1, elem, 16) ? -1 : 0;
 }
 
 unsigned char nx__scheme_var_flags(const nx__var *e) {

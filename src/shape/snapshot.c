@@ -95,6 +95,7 @@ static int copy_out(void **dst, const void *src, int n, size_t elem) {
   return 0;
 }
 
+/* Frees x and the pools it copied. */
 static void snap_free(nx_shape_snapshot *x) {
   nx__free(x->pending);
   nx__free(x->queue);

@@ -145,10 +145,10 @@ static int affine_from_size(nx_shape_session *s, const nx_dim *a, int64_t d, con
   if (k && k->kind != NX__D_SOLVED && !a->use_padding) return NX__DEFER;
   int64_t base = d, span;
   if (a->kernel && !a->use_padding && (__builtin_mul_overflow(k->d - 1, a->dilation, &span) || __builtin_sub_overflow(d - 1, span, &base) || base < 0))
-    return nx__shape_error(s, o, "incompatible stride: a kernel of %lld at dilation %lld does not fit in %lld", (long long)k->d,
+    return nx__shape_error(s, o, "solved dimensions for axis: incompatible stride (a kernel of %lld at dilation %lld does not fit in %lld)", (long long)k->d,
                      (long long)a->dilation, (long long)d);
   if (base < 0 || base % a->stride)
-    return nx__shape_error(s, o, "incompatible stride: %lld does not divide %lld", (long long)a->stride, (long long)base);
+    return nx__shape_error(s, o, "solved dimensions for axis: incompatible stride (%lld does not divide %lld)", (long long)a->stride, (long long)base);
   *over = base / a->stride + ((!a->kernel || a->use_padding) ? 0 : 1);
   return 0;
 }
@@ -269,7 +269,7 @@ int nx__shape_unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0,
     if (b->kind == NX__D_VAR && b->var == a->var) return 0;
     if (nx__shape_dim_has_var(b, a->var)) {
       nx__shape_dim_print(s, b, buf, sizeof buf);
-      return nx__shape_error(s, o, "occurs check failed: $%d occurs in %s", a->var, buf);
+      return nx__shape_error(s, o, "occurs check failed: dimension variable occurs in its own definition ($%d occurs in %s)", a->var, buf);
     }
     return bind_dim(s, a->var, b, o);
   }
@@ -313,6 +313,10 @@ static bool unique_pair(nx_shape_session *s, int v, int w) {
   return true;
 }
 
+/* res <= opnd for dims: equal, or opnd the top; a variable below a solved
+   dim takes it, two variables become neighbours (unified when stage 2 finds
+   them a unique pair), a ground bound above a variable joins its glb, and
+   two different solved dims are the error. */
 static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim *opnd0, const nx__origin *o,
                           int stage) {
   const nx_dim *r = nx__shape_dsub(s, res0), *p = nx__shape_dsub(s, opnd0);

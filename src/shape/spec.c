@@ -16,6 +16,7 @@
    is not written is a closed empty row. One name may not be both a dim
    label and a row variable. Errors name the byte position. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,8 +41,11 @@ static void skip(parser *q) {
   while (q->p < q->end && isspace((unsigned char)*q->p)) q->p++;
 }
 
+/* Doubles an arena table of the spec's environment to hold n + 1 entries
+   (the old copy stays in the arena); NX_ENOMEM past the int range. */
 static int env_grow(void ***p, int n, int *cap, nx_shape_session *s, size_t elem) {
   if (n < *cap) return 0;
+  if (*cap > INT_MAX / 2) return NX_ENOMEM;
   int nc = *cap ? *cap * 2 : 8;
   void **x = nx__shape_alloc(s, (size_t)nc * elem);
   if (!x) return NX_ENOMEM;
@@ -58,6 +62,8 @@ static int new_named_var(nx_shape_session *s, bool is_row, const char *name, siz
   return v;
 }
 
+/* The dim variable of label name (len bytes) in the spec's environment, made
+   at its first use; NULL when memory runs out. */
 static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
   nx__spec_env *e = q->env;
   for (int i = 0; i < e->ndims; i++)
@@ -72,6 +78,8 @@ static const nx_dim *label_dim(parser *q, const char *name, size_t len) {
   return e->dims[e->ndims++];
 }
 
+/* The row variable of name (len bytes), made at its first use and marked
+   used by a spec; NX_ENOMEM when memory runs out. */
 static int label_row(parser *q, const char *name, size_t len) {
   nx__spec_env *e = q->env;
   for (int i = 0; i < e->nrows; i++)
@@ -89,6 +97,7 @@ static int label_row(parser *q, const char *name, size_t len) {
 
 static bool ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
+/* The decimal number at q->p; refused past int64. */
 static int number(parser *q, int64_t *out) {
   int64_t x = 0;
   const char *st = q->p;
@@ -100,6 +109,8 @@ static int number(parser *q, int64_t *out) {
   return 0;
 }
 
+/* A fixed index i: a fresh dim of size at least i + 1, recorded so that
+   projections read the constant. */
 static int fresh_fixed(parser *q, int64_t i, const nx_dim **out) {
   int v = nx__shape_new_var(q->s, false, NULL);
   if (v < 0) return v;
@@ -231,6 +242,8 @@ made:
   return *out ? 0 : NX_ENOMEM;
 }
 
+/* One part of an axis: `_`, a fixed index (a size in a leaf spec), a
+   label, or (multi-character mode) an affine or convolution axis. */
 static int atom(parser *q, const nx_dim **out) {
   skip(q);
   const char *st = q->p;
@@ -267,6 +280,7 @@ static int atom(parser *q, const nx_dim **out) {
   return *out ? 0 : NX_ENOMEM;
 }
 
+/* An axis: one atom, or atoms joined by '^' (a concatenation). */
 static int axis(parser *q, const nx_dim **out) {
   const nx_dim *parts[64];
   int n = 0, rc;
@@ -286,6 +300,9 @@ static int axis(parser *q, const nx_dim **out) {
 
 static const char *kind_names[3] = {"batch", "input", "output"};
 
+/* The row of kind `kind` written in [b, e): axes, at most one row variable
+   (`...` named by the kind, or `..name..`) splitting them into the left and
+   right flanks. */
 static int row(parser *q, const char *b, const char *e, int kind, const nx_row **out) {
   q->p = b;
   q->end = e;
@@ -336,6 +353,8 @@ static const char *find(const char *b, const char *e, const char *pat) {
   return NULL;
 }
 
+/* The three rows of `batch|input->output` in [b, e); a kind not written
+   is a closed empty row. */
 static int shape(parser *q, const char *b, const char *e, const nx_row **rows) {
   const char *bar = find(b, e, "|"), *arrow = find(b, e, "->");
   if (bar && find(bar + 1, e, "|")) return fail(q, find(bar + 1, e, "|"), "a second '|'");

@@ -82,6 +82,7 @@ static nx_tensor *op_node(nx_shape_session *s, const char *op) {
   return t;
 }
 
+/* The origin "op (l lk, r rk)" in the arena; NULL when memory runs out. */
 static const nx__origin *origin(nx_shape_session *s, const char *op, const nx_tensor *l, int lk, const nx_tensor *r,
                                 int rk) {
   nx__origin *o = nx__shape_alloc(s, sizeof *o);
@@ -129,6 +130,9 @@ static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tenso
       return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint); \
   } while (0)
 
+/* A leaf with the given axis lists (NULL: a row to infer, a parameter's
+   hidden) and its terminal marks, in *made; a refused list leaves the
+   tensor with open rows (leaf_failed), so that closing finds three. */
 static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_param, const char *const axes[3],
                 nx_tensor **out, nx_tensor **made) {
   int vars[3];
@@ -233,6 +237,8 @@ int nx_tensor_param_fill(nx_shape_session *s, const char *label, int64_t total, 
   return rc ? rc : finish_op(s, "nx_tensor_param_fill", t, out);
 }
 
+/* A pointwise operation of n operands: the result below each, kind by
+   kind, the input rows marked pointwise. */
 static int pointwise(nx_shape_session *s, const char *fn, const char *op, nx_tensor *const *args, int n,
                      nx_tensor **out) {
   nx_tensor *t = op_node(s, op);
@@ -263,6 +269,8 @@ int nx_tensor_ternary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tens
   return pointwise(s, "nx_tensor_ternary", op ? op : "ternary", args, 3, out);
 }
 
+/* a * b (and the accumulator d unless NULL): the constraints of compose,
+   see docs/shapes.md. */
 static int compose(nx_shape_session *s, const char *fn, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor *d,
                    nx_tensor **out) {
   nx_tensor *t = op_node(s, op);

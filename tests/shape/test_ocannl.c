@@ -204,6 +204,18 @@ static const program dim_cases[] = {
      {{'v', "a"}, {'v', "c"}, {'v', "b"}, {'v', "w"}, {'a', "aff", "2", "w"}, {'k', "ac", "a", "c"},
       {'k', "affb", "aff", "b"}, {'=', NULL, "ac", "affb"}, {'s', NULL, "4"}, {'d', "five", "5", "default"},
       {'d', "seven", "7", "default"}, {'=', NULL, "a", "five"}, {'=', NULL, "b", "seven"}, {'s', NULL, "4"}}},
+    /* Not tests of OCANNL's: row.ml's refusals in its words (unify_dim's
+       Affine arms and its occurs check), nx's details after them. */
+    {"tensor/row.ml unify_dim, Affine = Dim: a stride that does not divide the size",
+     {{'v', "o"}, {'a', "aff", "2", "o"}, {'d', "five", "5", "default"}, {'=', NULL, "aff", "five"}, {'s'},
+      {'R', NULL, "solved dimensions for axis: incompatible stride (2 does not divide 5)"}}},
+    {"tensor/row.ml unify_dim, Affine = Dim: a kernel wider than the axis (no padding)",
+     {{'v', "o"}, {'d', "k5", "5", "default"}, {'c', "conv", "1", "o", "k5"}, {'d', "three", "3", "default"},
+      {'=', NULL, "conv", "three"}, {'s'},
+      {'R', NULL, "solved dimensions for axis: incompatible stride (a kernel of 5 at dilation 1 does not fit in 3)"}}},
+    {"tensor/row.ml unify_dim: the occurs check (v = 2*v)",
+     {{'v', "v"}, {'a', "aff", "2", "v"}, {'=', NULL, "v", "aff"}, {'s'},
+      {'R', NULL, "occurs check failed: dimension variable occurs in its own definition ("}}},
     /* Not a test of OCANNL's: the rule its row.ml states for the Concat =
        Concat arm of unify_dim (oldest variables paired, then the rest). */
     {"tensor/row.ml unify_dim, Concat = Concat: a^b^c = d^e, then a := 7, b := 9",
@@ -373,8 +385,43 @@ static void template_until_stage7(void) {
   nx_shape_session_free(s);
 }
 
+/* test/einsum/test_print_style.ml: Shape.to_string_hum of batch [1], input
+   [784], output [10; 5] in each style, a dim of basis "height" (printed
+   `height=28`, `height` alone in Only_bases), the broadcast top (`1`,
+   `bcast_if_1`), and variables named and not (`$id:channels`, `$id`). */
+static void print_styles(void) {
+  nx_shape_session *s;
+  nx_tensor *t, *h;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "test_shape", "1", "784", "10,5", &t) == 0 &&
+            nx_tensor_term(s, "h", "", "", "height=28,64", &h) == 0,
+        "session: %s", nx_error_message());
+  static const struct {
+    enum nx_shape_style style;
+    const char *shape, *h;
+  } want[] = {
+      {NX_SHAPE_STYLE_ONLY_BASES, "default|default->default,default", "height,default"},
+      {NX_SHAPE_STYLE_SIZE, "1|784->10,5", "height=28,64"},
+      {NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE, "0:1|3:784->1:10,2:5", "0:height=28,1:64"},
+      {NX_SHAPE_STYLE_PROJECTION_AND_SIZE, "1|784->10,5", "height=28,64"},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    CHECK(!strcmp(shape_str(s, t, want[i].style), want[i].shape), "style %d: %s, expected %s", (int)want[i].style,
+          shape_str(s, t, want[i].style), want[i].shape);
+    CHECK(!strcmp(shape_str(s, h, want[i].style), want[i].h), "style %d: %s, expected %s", (int)want[i].style,
+          shape_str(s, h, want[i].style), want[i].h);
+  }
+  const nx_dim *named = nx_dim_var(s, "channels"), *unnamed = nx_dim_var(s, NULL), *top = nx_dim_top(s);
+  const nx_dim *dims[3] = {named, unnamed, top};
+  char buf[64], expect[64];
+  snprintf(expect, sizeof expect, "$%d:channels,$%d,1", nx_dim_var_id(named), nx_dim_var_id(unnamed));
+  CHECK(nx_row_to_string(s, nx_row_make(s, NULL, 0, dims, 3, 0), buf, sizeof buf) > 0 && !strcmp(buf, expect),
+        "variables and the top: %s, expected %s", buf, expect);
+  nx_shape_session_free(s);
+}
+
 int main(void) {
   template_until_stage7();
+  print_styles();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&cases[i]);
   for (size_t i = 0; i < sizeof dim_cases / sizeof *dim_cases; i++) run_dims(&dim_cases[i]);
   return check_done();

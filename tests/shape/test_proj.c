@@ -3,6 +3,7 @@
    alone, on small integer arrays, against loops written out by hand here;
    with --dump, each case's operands and result are printed for
    test_proj_numpy.py, which checks them against numpy's einsum. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,9 +49,15 @@ static const pcase cases[] = {
      "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3), A1)", "5"},
     {"a strided padded convolution", "2*o=+k; k => o", 2, {{"", "", "6"}, {"", "", "3"}},
      "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 1)), 3)[::2][:3], A1)", "3"},
+    {"a dilated padded convolution (padded 1 left, 3 right: the dilated span)", "o=+2*k; k => o", 2,
+     {{"", "", "6"}, {"", "", "3"}}, "np.einsum('ok,k->o', sliding_window_view(np.pad(A0, (1, 3)), 5)[:, ::2], A1)", "6"},
     {"a 2-d convolution with channels (Nn_blocks.conv2d without padding)",
      "oh<+kh, ow<+kw, ic; kh, kw, ic -> oc => oh, ow, oc", 2, {{"", "", "5,4,2"}, {"", "3,2,2", "3"}},
      "np.einsum('abcde,odec->abo', sliding_window_view(A0, (3, 2), axis=(0, 1)), A1)", "3,3,3"},
+    {"gnn_broadcast.ml pairwise messages", "..g.. | i, f; ..g.. | j, f => ..g.. | i, j, f", 2,
+     {{"2", "", "3,2"}, {"2", "", "2,2"}}, "np.einsum('gif,gjf->gijf', A0, A1)", "2|3,2,2"},
+    {"gnn_broadcast.ml aggregation", "..g.. | v, u; ..g.. | u, f => ..g.. | v, f", 2,
+     {{"2", "", "3,3"}, {"2", "", "3,2"}}, "np.einsum('gvu,guf->gvf', A0, A1)", "2|3,2"},
     {"an einsum of four operands", "ij;jk;kl;lm=>im", 4, {{"", "", "2,3"}, {"", "", "3,2"}, {"", "", "2,2"}, {"", "", "2,3"}},
      "np.einsum('ij,jk,kl,lm->im', A0, A1, A2, A3)", "2,3"},
     /* Concatenations, after OCANNL's block operations (test_block_tensor.ml,
@@ -364,6 +371,16 @@ static void check_padding(void) {
     int64_t l = -1, r = -1;
     CHECK(nx_proj_padding(p, NX_PROJ_RESULT, a, &l, &r) == 0 && l == 0 && r == 0, "result axis %d padded", a);
   }
+  /* A dilated padded kernel: OCANNL's margins (1, 2 for a 3-wide kernel)
+     do not cover its span; nx pads as far as the index reaches. */
+  nx_tensor *d[2], *y;
+  CHECK(nx_tensor_term(s, "x", "", "", "6", &d[0]) == 0 && nx_tensor_term(s, "k", "", "", "3", &d[1]) == 0 &&
+            nx_tensor_einsum(s, "o=+2*k; k => o", d, 2, &y) == 0 && nx_shape_finish(s) == 0 &&
+            nx_shape_projections(s, y, &p) == 0,
+        "dilated: %s", nx_error_message());
+  int64_t l = -1, r = -1;
+  CHECK(nx_proj_padding(p, 0, 0, &l, &r) == 0 && l == 1 && r == 3, "a dilated padded kernel pads %lld, %lld", (long long)l,
+        (long long)r);
   nx_shape_session_free(s);
 }
 
@@ -399,7 +416,7 @@ static bool pad_is(nx_shape_session *s, const nx_tensor *t, int64_t l, int64_t r
    does, by a wider kernel over an input resolved after a first convolution. */
 static void check_tensor_padding(void) {
   nx_shape_session *s;
-  nx_tensor *x, *pooled, *convd, *wide, *valid;
+  nx_tensor *x = NULL, *pooled, *convd, *wide, *valid;
   const nx_shape_proj *p;
   CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "4,4", &x) == 0, "session");
   CHECK(nx_tensor_padding(s, x, 0, NULL, NULL) == 0, "a closed leaf's padding: %s", nx_error_message());
@@ -439,6 +456,150 @@ static void check_tensor_padding(void) {
   CHECK(nx_tensor_term(s, "open", NULL, NULL, NULL, &open) == 0 && nx_tensor_padding(s, open, 0, NULL, NULL) == NX_EINVAL &&
             has(nx_error_message(), "not solved yet") && nx_tensor_resolve_padding(s, open) == NX_EINVAL,
         "an open tensor: %s", nx_error_message());
+  nx_shape_session_free(s);
+}
+
+/* Runs p (no concatenations) as a reduction of operand 0 plus operand 1
+   (pool: a max, the padding -inf) or of their product (a sum, the padding
+   0), as OCANNL's "@^+" and "+*" do; res has the result's elements. */
+static void run_reduce(const nx_shape_proj *p, double *const *ops, bool pool, double *res, int64_t nres) {
+  int ni = nx_proj_iter_count(p);
+  int64_t it[64] = {0};
+  bool on[64];
+  for (int i = 0; i < ni; i++) on[i] = true;
+  for (int64_t i = 0; i < nres; i++) res[i] = pool ? -INFINITY : 0;
+  for (;;) {
+    int64_t off[2] = {0, 0}, ro = 0, size, x;
+    bool inside = true;
+    for (int w = 0; w < 2; w++)
+      for (int a = 0; a < nx_proj_rank(p, w); a++) {
+        index_at(p, w, a, it, on, &size, &x);
+        inside = inside && x >= 0 && x < size;
+        off[w] = off[w] * size + x;
+      }
+    for (int a = 0; a < nx_proj_rank(p, NX_PROJ_RESULT); a++) {
+      index_at(p, NX_PROJ_RESULT, a, it, on, &size, &x);
+      ro = ro * size + x;
+    }
+    double v0 = inside ? ops[0][off[0]] : pool ? -INFINITY : 0, v1 = inside ? ops[1][off[1]] : 0;
+    if (pool) res[ro] = fmax(res[ro], v0 + v1);
+    else res[ro] += v0 * v1;
+    int i = ni - 1;
+    while (i >= 0 && ++it[i] == nx_proj_iter_size(p, i)) it[i--] = 0;
+    if (i < 0) return;
+  }
+}
+
+/* OCANNL's test_padding_reset.ml: one 4x4 input holding -16..-1 under a 3x3
+   padded max-pool (input @^+ "oh=+wh, ow=+ww; wh, ww => oh, ow" over a
+   kernel of zeros) and a 3x3 padded sum (input +* "oh=+kh, ow=+kw; kh, kw
+   => oh, ow" over ones). Its expected output pins pooled[0,0] = -11,
+   pooled[1,1] = -6, pooled[3,3] = -1 (the padding -inf for a max) and
+   conv[0,0] = -54, conv[1,1] = -99 (0 for a sum): the projections' indices
+   reach the padding where OCANNL's do, and each operation reads it as its
+   neutral value. */
+static void check_padding_values(void) {
+  nx_shape_session *s;
+  nx_tensor *x = NULL, *y[2];
+  const nx_shape_proj *p[2];
+  double in[16], zeros[9] = {0}, ones[9], out[2][16];
+  for (int i = 0; i < 16; i++) in[i] = i - 16;
+  for (int i = 0; i < 9; i++) ones[i] = 1;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "input", "", "", "4,4", &x) == 0, "session");
+  CHECK(conv(s, x, 3, &y[0], &p[0]) == 0 && conv(s, x, 3, &y[1], &p[1]) == 0, "3x3: %s", nx_error_message());
+  double *pool_ops[2] = {in, zeros}, *sum_ops[2] = {in, ones};
+  run_reduce(p[0], pool_ops, true, out[0], 16);
+  run_reduce(p[1], sum_ops, false, out[1], 16);
+  CHECK(out[0][0] == -11 && out[0][5] == -6 && out[0][15] == -1, "pooled %g %g %g, expected OCANNL's -11 -6 -1", out[0][0],
+        out[0][5], out[0][15]);
+  CHECK(out[1][0] == -54 && out[1][5] == -99, "conv %g %g, expected OCANNL's -54 -99", out[1][0], out[1][5]);
+  nx_shape_session_free(s);
+}
+
+/* OCANNL's check_slice_shapes.ml: images of batch 2x4 and output 3x3x1,
+   sliced on the leftmost batch axis (images @| batch_n), then
+   Nn_blocks.conv2d with padding (kernel 3, stride 1, one output channel,
+   kh, kw and oc set before its einsum, a bias added). Its expected output
+   prints the sliced tensor's dims "4x3+3x3+3x1" (each 3-wide spatial axis
+   padded by 3: 1 left and 2 right) and "padding: Some", and the images'
+   "2x4x3x3x1" with "padding: None": the convolution's projections pad its
+   operand, not the tensor the slice read. (One output channel is a total
+   of 1 element on the row variable ..oc.., which row.ml closes empty at
+   stage 5: the result is 4|3,3.) */
+static void check_slice_padding(void) {
+  nx_shape_session *s;
+  nx_tensor *images, *args[2], *conv, *bias, *processed;
+  const nx_shape_proj *p;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "images", "2,4", "", "3,3,1", &images) == 0 &&
+            nx_tensor_batch_slice(s, images, &args[0]) == 0 && nx_tensor_param(s, "kernel", NULL, NULL, &args[1]) == 0,
+        "session: %s", nx_error_message());
+  nx_shape_ref *refs[3] = {nx_shape_ref_new(s, "kh"), nx_shape_ref_new(s, "kw"), nx_shape_ref_new(s, "oc")};
+  const int64_t sizes[3] = {3, 3, 1};
+  for (int i = 0; i < 3; i++) CHECK(refs[i] && nx_shape_ref_set_dim(s, refs[i], sizes[i]) == 0, "set_dim");
+  const char *names[1] = {"stride"};
+  const int64_t values[1] = {1};
+  nx_einsum_options opt = {.nvalues = 1, .names = names, .values = values, .use_padding = NX_PADDING_TRUE,
+                           .nrefs = 3, .refs = refs};
+  CHECK(nx_tensor_einsum_ex(s, "... | stride*oh+kh, stride*ow+kw, ..ic..; kh, kw, ..ic.. -> ..oc.. => ... | oh, ow, ..oc..",
+                            &opt, args, 2, &conv) == 0 &&
+            nx_tensor_param(s, "bias", NULL, NULL, &bias) == 0 && nx_tensor_binary(s, "+", conv, bias, &processed) == 0 &&
+            nx_shape_finish(s) == 0 && nx_shape_projections(s, conv, &p) == 0,
+        "conv2d: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(s, images, NX_SHAPE_STYLE_SIZE), "2,4|3,3,1") &&
+            !strcmp(shape_str(s, args[0], NX_SHAPE_STYLE_SIZE), "4|3,3,1") &&
+            !strcmp(shape_str(s, processed, NX_SHAPE_STYLE_SIZE), "4|3,3"),
+        "shapes: %s", shape_str(s, processed, NX_SHAPE_STYLE_SIZE));
+  const int64_t want[4][2] = {{0, 0}, {1, 2}, {1, 2}, {0, 0}};
+  for (int a = 0; a < 4; a++) {
+    int64_t l = -1, r = -1;
+    CHECK(nx_tensor_padding(s, args[0], a, &l, &r) == 0 && l == want[a][0] && r == want[a][1],
+          "the slice's axis %d padded %lld, %lld, expected OCANNL's 4x3+3x3+3x1", a, (long long)l, (long long)r);
+  }
+  for (int a = 0; a < 5; a++) {
+    int64_t l = -1, r = -1;
+    CHECK(nx_tensor_padding(s, images, a, &l, &r) == 0 && l == 0 && r == 0, "the images' axis %d is padded", a);
+  }
+  nx_shape_session_free(s);
+}
+
+/* OCANNL's test_interleave.ml: Operation.interleave [1; 2; 3] [4; 5; 6] is
+   "..., i => ..., 2*i" of the first plus "..., i => ..., 2*i + 1" of the
+   second, accumulated into one tensor; its expected output prints shape
+   0:6 and 1, 4, ..., 3, 6. Here the two einsums (a strided index on the
+   result side) are made equal in shape and run by their projections alone
+   into one buffer; deinterleave_even and deinterleave_odd ("..., 2*i =>
+   ..., i", "..., 2*i + 1 => ..., i") take the halves back. */
+static void check_interleave(void) {
+  nx_shape_session *s;
+  nx_tensor *x[2], *y[2], *back[2];
+  const nx_shape_proj *p;
+  static const char *const spec[2] = {"..., i => ..., 2*i", "..., i => ..., 2*i + 1"};
+  static const char *const unspec[2] = {"..., 2*i => ..., i", "..., 2*i + 1 => ..., i"};
+  double in[2][3] = {{1, 2, 3}, {4, 5, 6}}, out[6] = {0}, part[6], half[2][3];
+  CHECK(nx_shape_session_new(&s) == 0, "session");
+  for (int k = 0; k < 2; k++)
+    CHECK(nx_tensor_term(s, NULL, "", "", "3", &x[k]) == 0 && nx_tensor_einsum(s, spec[k], &x[k], 1, &y[k]) == 0,
+          "%s: %s", spec[k], nx_error_message());
+  CHECK(nx_tensor_set_equal(s, y[0], y[1]) == 0, "the two results are one tensor: %s", nx_error_message());
+  for (int k = 0; k < 2; k++)
+    CHECK(nx_tensor_einsum(s, unspec[k], &y[0], 1, &back[k]) == 0, "%s: %s", unspec[k], nx_error_message());
+  CHECK(nx_shape_finish(s) == 0 && !strcmp(shape_str(s, y[0], NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE), "0:6"),
+        "interleave shape %s, expected OCANNL's 0:6", shape_str(s, y[0], NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE));
+  for (int k = 0; k < 2; k++) {
+    double *ops[1] = {in[k]};
+    CHECK(nx_shape_projections(s, y[k], &p) == 0 && elems(p, NX_PROJ_RESULT) == 6 && run_proj(p, ops, part, 6) == 0,
+          "%s: %s", spec[k], nx_error_message());
+    for (int j = 0; j < 6; j++) out[j] += part[j];
+  }
+  const double want[6] = {1, 4, 2, 5, 3, 6};
+  for (int j = 0; j < 6; j++) CHECK(out[j] == want[j], "interleave element %d is %g, expected %g", j, out[j], want[j]);
+  for (int k = 0; k < 2; k++) {
+    double *ops[1] = {out};
+    CHECK(nx_shape_projections(s, back[k], &p) == 0 && elems(p, NX_PROJ_RESULT) == 3 && run_proj(p, ops, half[k], 3) == 0,
+          "%s: %s", unspec[k], nx_error_message());
+    for (int j = 0; j < 3; j++)
+      CHECK(half[k][j] == in[k][j], "%s: element %d is %g, expected %g", unspec[k], j, half[k][j], in[k][j]);
+  }
   nx_shape_session_free(s);
 }
 
@@ -512,7 +673,7 @@ static void check_block_literals(void) {
   };
   for (size_t i = 0; i < sizeof lits / sizeof *lits; i++) {
     nx_shape_session *s;
-    nx_tensor *a, *b, *c, *t;
+    nx_tensor *a = NULL, *b = NULL, *c = NULL, *t;
     graph g = {.n = 3};
     bool two = i == 1;
     CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "xa", "", "", two ? "2" : "3", &a) == 0 &&
@@ -552,7 +713,7 @@ static void check_block_literals(void) {
 static void check_concat_values(void) {
   for (int nested = 0; nested < 2; nested++) {
     nx_shape_session *s;
-    nx_tensor *a, *b, *c, *zeros, *cat, *sum;
+    nx_tensor *a = NULL, *b = NULL, *c = NULL, *zeros, *cat, *sum;
     graph g = {.n = 3};
     static const double mc[3][3] = {{10, 20}, {30, 40, 50}, {60, 70}}, ng[3][3] = {{1, 2}, {3, 4, 5}, {6, 7}};
     CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "a", "", "", "2", &a) == 0 &&
@@ -616,6 +777,9 @@ int main(int argc, char **argv) {
   check_parses();
   check_padding();
   check_tensor_padding();
+  check_slice_padding();
+  check_padding_values();
+  check_interleave();
   check_block_literals();
   check_concat_values();
   /* Refusals. */
