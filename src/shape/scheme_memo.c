@@ -491,6 +491,25 @@ typedef struct {
 
 static int var_of(const mk *x, int c) { return c < 0 ? x->V + (-c - 1) : c; }
 
+/* The self dim or row of new variable v (as dims.h makes them), made on
+   first use. */
+static const void *self_of(mk *x, int v, bool is_row) {
+  nx_shape_session *s = x->s;
+  if (s->self[v].d) return s->self[v].d;
+  if (is_row) {
+    nx_row *r = nx__shape_alloc_in(&s->self_chunks, sizeof *r);
+    if (!r) return NULL;
+    r->beg = r->dims = (const nx_dim **)(r + 1);
+    r->var = v;
+    return s->self[v].r = r;
+  }
+  nx_dim *d = nx__shape_alloc_in(&s->self_chunks, NX__DIM_VAR_SIZE);
+  if (!d) return NULL;
+  d->kind = NX__D_VAR;
+  d->var = v;
+  return s->self[v].d = d;
+}
+
 static int make_dims(mk *x) {
   const nx__memo *m = x->m;
   nx_shape_session *s = x->s;
@@ -501,7 +520,7 @@ static int make_dims(mk *x) {
       continue;
     }
     if (e->self) {
-      if (!(x->D[i] = nx__shape_dim_var(s, var_of(x, e->d.var)))) return NX_ENOMEM;
+      if (!(x->D[i] = self_of(x, var_of(x, e->d.var), false))) return NX_ENOMEM;
       continue;
     }
     size_t size = e->d.kind == NX__D_VAR ? NX__DIM_VAR_SIZE : sizeof(nx_dim);
@@ -529,7 +548,7 @@ static int make_rows(mk *x) {
   for (int i = 0; i < m->nrows; i++) {
     const mrow *e = &m->rows[i];
     if (e->ext) x->R[i] = e->ext;
-    else if (e->self) x->R[i] = nx__shape_row_of_var(s, var_of(x, e->var));
+    else if (e->self) x->R[i] = self_of(x, var_of(x, e->var), true);
     else {
       nx_row *r = nx__shape_alloc(s, sizeof *r + (size_t)e->n * sizeof(nx_dim *));
       if (!r) return NX_ENOMEM;
@@ -575,8 +594,6 @@ static int make_origins(mk *x) {
 static int make_tensors(mk *x, int id0) {
   const nx__memo *m = x->m;
   nx_shape_session *s = x->s;
-  if (nx__shape_grow((void **)&s->tensors.p, &s->tensors.cap, s->tensors.n + m->ntensors, sizeof *s->tensors.p, 16))
-    return NX_ENOMEM;
   for (int i = 0; i < m->ntensors; i++) {
     const mten *e = &m->tensors[i];
     nx_tensor *t = nx__shape_alloc(s, sizeof *t);
@@ -586,24 +603,20 @@ static int make_tensors(mk *x, int id0) {
     t->is_param = e->is_param, t->auto_len = e->auto_len, t->marks_off = e->marks_off;
     if (!t->label) return NX_ENOMEM;
     x->T[i] = t;
-    s->tensors.p[s->tensors.n++] = t;
   }
   return 0;
 }
 
-static void make_edges(mk *x) {
+static int shift(int i, int base) { return i ? i + base : 0; }
+
+/* The variables' records and solutions (their dims, rows and edges made). */
+static void make_vars(mk *x) {
   const nx__memo *m = x->m;
+  nx_shape_session *s = x->s;
   for (int i = 0; i < m->nedges; i++) {
     const medge *e = &m->edges[i];
     *x->E[i] = (nx__edge){var_of(x, e->from), var_of(x, e->to), e->w, e->next ? x->E[e->next - 1] : NULL};
   }
-}
-
-static int shift(int i, int base) { return i ? i + base : 0; }
-
-static void make_vars(mk *x) {
-  const nx__memo *m = x->m;
-  nx_shape_session *s = x->s;
   for (int i = 0; i < m->nvars; i++) {
     const mvar *e = &m->vars[i];
     int v = x->V + i;
@@ -630,13 +643,10 @@ static void make_vars(mk *x) {
   }
 }
 
-static int make_marks(mk *x) {
+/* The marks' constraints (in place of the recorded ones), made before any
+   table changes. */
+static int make_mark_cons(mk *x, nx__cons *out) {
   const nx__memo *m = x->m;
-  nx_shape_session *s = x->s;
-  nx__hold *h = &s->marks;
-  if (nx__shape_grow((void **)&h->p, &h->cap, h->n + m->nmarks, sizeof *h->p, 256) ||
-      nx__shape_grow((void **)&h->cs, &h->capcs, h->ncs + m->nmarks, sizeof *h->cs, 256))
-    return NX_ENOMEM;
   for (int i = 0; i < m->nmarks; i++) {
     const mmark *e = &m->marks[i];
     nx__cons c = e->c;
@@ -648,7 +658,7 @@ static int make_marks(mk *x) {
     case NX__C_TOTAL:
     case NX__C_TOTAL_DIM:
     case NX__C_EXACT: {
-      const nx_row **rows = nx__shape_alloc(s, (size_t)(c.nrows ? c.nrows : 1) * sizeof *rows);
+      const nx_row **rows = nx__shape_alloc(x->s, (size_t)(c.nrows ? c.nrows : 1) * sizeof *rows);
       if (!rows) return NX_ENOMEM;
       for (int k = 0; k < c.nrows; k++) rows[k] = x->R[m->ints[e->rows + k]];
       c.rows = rows;
@@ -665,62 +675,83 @@ static int make_marks(mk *x) {
     }
     intptr_t o = (intptr_t)e->c.o;
     c.o = o ? x->O[o - 1] : NULL;
-    int id = h->n++;
-    h->p[id] = e->h;
-    h->cs[h->ncs++] = c;
-    h->nlive += e->h.alive;
-    if (nx__shape_ivec_push(&h->live[e->h.group], id)) return NX_ENOMEM;
+    out[i] = c;
   }
   return 0;
+}
+
+/* Room in every table the outcome extends: 0 or NX_ENOMEM, nothing changed
+   but capacities. */
+static int reserve(nx_shape_session *s, const nx__memo *m) {
+  nx__hold *h = &s->marks;
+  int add[2] = {0, 0};
+  for (int i = 0; i < m->nmarks; i++) add[m->marks[i].h.group]++;
+  return s->nvars > INT_MAX - m->nvars || s->nlk > INT_MAX - 2 - m->nlinks || s->nlbs > INT_MAX - 2 - m->nlbs ||
+         h->n > INT_MAX - m->nmarks || nx__shape_vars_reserve(s, s->nvars + m->nvars) ||
+         nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + m->nlinks + 2, sizeof *s->lk, 1024) ||
+         nx__shape_grow((void **)&s->lbs, &s->caplbs, s->nlbs + m->nlbs + 2, sizeof *s->lbs, 256) ||
+         nx__shape_grow((void **)&s->tensors.p, &s->tensors.cap, s->tensors.n + m->ntensors, sizeof *s->tensors.p, 16) ||
+         nx__shape_grow((void **)&h->p, &h->cap, h->n + m->nmarks, sizeof *h->p, 256) ||
+         nx__shape_grow((void **)&h->cs, &h->capcs, h->ncs + m->nmarks, sizeof *h->cs, 256) ||
+         nx__shape_grow((void **)&h->live[0].p, &h->live[0].cap, h->live[0].n + add[0], sizeof(int), 8) ||
+         nx__shape_grow((void **)&h->live[1].p, &h->live[1].cap, h->live[1].n + add[1], sizeof(int), 8);
+}
+
+/* Everything the outcome needs, made in the arena before the session's
+   tables change (so that running out of memory leaves them as they were). */
+static int make_objects(mk *x, int id0, nx__cons *marks) {
+  const nx__memo *m = x->m;
+  nx_shape_session *s = x->s;
+  for (int i = 0; i < m->nvars; i++) s->val[x->V + i].d = NULL, s->self[x->V + i].d = NULL; /* past nvars: free slots */
+  int rc = make_tensors(x, id0);
+  for (int i = 0; !rc && i < m->nedges; i++)
+    if (!(x->E[i] = nx__shape_alloc(s, sizeof *x->E[i]))) rc = NX_ENOMEM;
+  if (!rc) rc = make_dims(x);
+  if (!rc) rc = make_rows(x);
+  if (!rc) rc = make_origins(x);
+  for (int i = 0; !rc && i < m->ntensors; i++)
+    for (int k = 0; k < 3; k++) x->T[i]->rows[k] = x->R[m->tensors[i].rows[k]];
+  for (int i = 0; !rc && i < m->nvars; i++) /* the selves the replay made, referenced or not */
+    if (m->vars[i].self && !self_of(x, x->V + i, m->vars[i].v.is_row)) rc = NX_ENOMEM;
+  return rc ? rc : make_mark_cons(x, marks);
 }
 
 int nx__scheme_memo_apply(nx_shape_session *s, const nx__memo *m, nx_tensor *const *args, nx_tensor **out) {
   mk x = {.s = s, .m = m, .args = args, .V = s->nvars, .L = s->nlk, .B = s->nlbs, .S = s->stamp};
   int id0 = s->next_tensor_id;
-  if (s->nvars > INT_MAX - m->nvars || nx__shape_vars_reserve(s, s->nvars + m->nvars) ||
-      nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + m->nlinks + 2, sizeof *s->lk, 1024) ||
-      nx__shape_grow((void **)&s->lbs, &s->caplbs, s->nlbs + m->nlbs + 2, sizeof *s->lbs, 256))
-    return NX_ENOMEM;
-  size_t n = (size_t)m->ndims + (size_t)m->nrows + (size_t)m->norigins + (size_t)m->nedges + (size_t)m->ntensors + 1;
-  void *small[1024], **block = n <= 1024 ? small : nx__malloc(n * sizeof *block);
+  if (reserve(s, m)) return NX_ENOMEM;
+  size_t n = (size_t)m->ndims + (size_t)m->nrows + (size_t)m->norigins + (size_t)m->nedges + (size_t)m->ntensors,
+         nc = (size_t)m->nmarks * sizeof(nx__cons) / sizeof(void *) + 1;
+  void *small[1024], **block = n + nc <= 1024 ? small : nx__malloc((n + nc) * sizeof *block);
   if (!block) return NX_ENOMEM;
   x.D = (const nx_dim **)block;
   x.R = (const nx_row **)(block + m->ndims);
   x.O = (const nx__origin **)(block + m->ndims + m->nrows);
   x.E = (nx__edge **)(block + m->ndims + m->nrows + m->norigins);
   x.T = (nx_tensor **)(block + m->ndims + m->nrows + m->norigins + m->nedges);
-  /* the variables exist (their selves unmade) before the dims that name them */
-  for (int i = 0; i < m->nvars; i++) s->val[x.V + i].d = NULL, s->self[x.V + i].d = NULL;
-  s->nvars += m->nvars;
-  int rc = make_tensors(&x, id0);
-  for (int i = 0; !rc && i < m->nedges; i++)
-    if (!(x.E[i] = nx__shape_alloc(s, sizeof *x.E[i]))) rc = NX_ENOMEM;
-  if (!rc) rc = make_dims(&x);
-  if (!rc) rc = make_rows(&x);
-  if (!rc) rc = make_origins(&x);
-  for (int i = 0; !rc && i < m->ntensors; i++)
-    for (int k = 0; k < 3; k++) x.T[i]->rows[k] = x.R[m->tensors[i].rows[k]];
-  if (!rc) {
-    make_edges(&x);
+  nx__cons *marks = (nx__cons *)(void *)(block + n);
+  int rc = make_objects(&x, id0, marks);
+  if (!rc) { /* nothing fails from here */
+    s->nvars += m->nvars;
     make_vars(&x);
-    for (int i = 0; i < m->nvars; i++) /* the selves the replay made, referenced or not */
-      if (m->vars[i].self && !(m->vars[i].v.is_row ? (const void *)nx__shape_row_of_var(s, x.V + i)
-                                                     : (const void *)nx__shape_dim_var(s, x.V + i)))
-        rc = NX_ENOMEM;
-  }
-  for (int i = 1; !rc && i <= m->nlinks; i++)
-    s->lk[x.L + i] = (nx__link){var_of(&x, m->links[i].x), shift(m->links[i].next, x.L)};
-  for (int i = 1; !rc && i <= m->nlbs; i++) {
-    const mlb *e = &m->lbs[i];
-    s->lbs[x.B + i] = (nx__lbound){.row = x.R[e->row], .o = e->o ? x.O[e->o - 1] : NULL, .owner = var_of(&x, e->owner),
-                                   .next_lower = shift(e->next_lower, x.B), .next_watch = shift(e->next_watch, x.B),
-                                   .alive = e->alive};
-  }
-  if (!rc) {
+    for (int i = 1; i <= m->nlinks; i++)
+      s->lk[x.L + i] = (nx__link){var_of(&x, m->links[i].x), shift(m->links[i].next, x.L)};
+    for (int i = 1; i <= m->nlbs; i++) {
+      const mlb *e = &m->lbs[i];
+      s->lbs[x.B + i] = (nx__lbound){.row = x.R[e->row], .o = e->o ? x.O[e->o - 1] : NULL,
+                                     .owner = var_of(&x, e->owner), .next_lower = shift(e->next_lower, x.B),
+                                     .next_watch = shift(e->next_watch, x.B), .alive = e->alive};
+    }
     s->nlk += m->nlinks, s->nlbs += m->nlbs;
-    rc = make_marks(&x);
-  }
-  if (!rc) {
+    for (int i = 0; i < m->ntensors; i++) s->tensors.p[s->tensors.n++] = x.T[i];
+    nx__hold *h = &s->marks;
+    for (int i = 0; i < m->nmarks; i++) {
+      int id = h->n++;
+      h->p[id] = m->marks[i].h;
+      h->cs[h->ncs++] = marks[i];
+      h->nlive += m->marks[i].h.alive;
+      h->live[m->marks[i].h.group].p[h->live[m->marks[i].h.group].n++] = id;
+    }
     s->next_tensor_id = id0 + m->dtid;
     s->nprocessed += m->dproc, s->nbinds += m->dbinds, s->nchanges += m->dchanges;
     s->stamp += m->dstamp;
@@ -728,8 +759,8 @@ int nx__scheme_memo_apply(nx_shape_session *s, const nx__memo *m, nx_tensor *con
     s->deferred.stage = 1;
     for (int j = 0; j < m->nres; j++)
       out[j] = m->res[j] >= 0 ? x.T[m->res[j]] : m->res[j] <= -2 ? args[-2 - m->res[j]] : m->res_ext[j];
+    nx__scheme_memo_hits++;
   }
   if (block != small) nx__free(block);
-  nx__scheme_memo_hits += !rc;
   return rc;
 }
