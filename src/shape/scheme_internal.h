@@ -133,6 +133,7 @@ struct nx_scheme {
   const char *red_why;    /* why there is none (a static string), NULL when there is */
   struct nx__memo *memo;  /* an application's outcome, reused for ground arguments (scheme_memo.c) */
   bool memo_tried;        /* an application was recorded (memo NULL: its outcome is not reusable) */
+  bool memo_checked, memo_fixed; /* whether the record names a fixed variable (then no memo), once found */
 };
 
 /* ---- Copying a solved session into a scheme's tables (scheme_copy.c) ---- */

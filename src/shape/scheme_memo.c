@@ -127,9 +127,28 @@ static bool row_same(const nx_row *a, const nx_row *b) {
   return true;
 }
 
+/* Whether sc's record names a variable made before the trace (a shared
+   parameter's, a capture reference's): its state may change between two
+   applications, and a replay reads it, so no memo holds for sc. */
+static bool reads_fixed(const nx_scheme *sc) {
+  for (int i = 0; i < sc->ndims; i++)
+    if (sc->dims[i].kind == NX__D_VAR && sc->dims[i].var > 0) return true;
+  for (int i = 0; i < sc->nrows; i++)
+    if (sc->rows[i].var > 0) return true;
+  for (int j = 0; j < sc->nres; j++)
+    if (sc->results[j].outside) return true;
+  return sc->nflags > 0;
+}
+
 bool nx__scheme_memo_eligible(const nx_shape_session *s, const nx_scheme *sc, nx_tensor *const *args,
                               nx_tensor *const *results) {
   if (!nx__scheme_memo_on || sc->red || sc->arity > NX__MEMO_MAXARGS) return false;
+  if (!sc->memo_checked) {
+    nx_scheme *own = (nx_scheme *)sc; /* a property of the record, found once */
+    own->memo_fixed = reads_fixed(sc);
+    own->memo_checked = true;
+  }
+  if (sc->memo_fixed) return false;
   const nx__hold *m = &s->marks, *d = &s->deferred;
   if (s->rec || s->tainted || s->ids.on || s->stage > 1 || s->pending.n || s->queue.n != s->qhead || d->nlive ||
       m->vn || m->armed || m->live[0].n + m->live[1].n != m->nlive || s->subst_failed || s->wake_lost)
