@@ -350,8 +350,10 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
   } else if (nx__scheme_memo_eligible(s, sc, args, results)) {
     nx_scheme *own = (nx_scheme *)sc; /* the memo is a cache: the scheme's meaning does not change */
     if (sc->memo && nx__scheme_memo_matches(sc->memo, sc, prefix, args)) rc = nx__scheme_memo_apply(s, sc->memo, args, out);
-    else if (!sc->memo_tried) {
-      /* a full replay, recorded: a snapshot's log shows what it changed of the older state */
+    else if (!sc->memo_tried && !s->nsnaps) {
+      /* a full replay, recorded: a snapshot's log shows what it changed of the older state.
+         Never while a snapshot is live: restoring one taken before would free what the memo
+         points to, while one taken after frees only what is newer */
       nx__memo_at at;
       nx_shape_snapshot *w = nx__rewind_take(s);
       nx__scheme_memo_begin(s, &at);
