@@ -356,6 +356,7 @@ static void rmark(rec *r, const nx__held *h, const nx__cons *c, mmark *x) {
   case NX__C_TERM_ROW:
     x->a = rrow(r, c->r1);
     x->t = c->t ? nx__scheme_pmap_find(&r->tensors, c->t) : -1;
+    if (c->t && x->t < 0) r->bad = true; /* a mark on a tensor older than the replay */
     break;
   default: x->a = rrow(r, c->r1), x->b = rrow(r, c->r2);
   }
@@ -431,7 +432,11 @@ nx__memo *nx__scheme_memo_record(nx_shape_session *s, const nx_scheme *sc, const
   m->V0 = at->V0, m->S0 = at->S0, m->nargs = sc->arity, m->nres = sc->nres;
   for (int i = 0; i < sc->arity; i++) {
     for (int k = 0; k < 3; k++) m->key[i][k] = args[i]->rows[k];
-    if (nx__scheme_pmap_put(&r.labels, args[i]->label, i)) r.bad = true;
+    /* an origin names an argument by its label: one label for two
+       arguments would not say which */
+    if (!args[i]->label || nx__scheme_pmap_find(&r.labels, args[i]->label) >= 0 ||
+        nx__scheme_pmap_put(&r.labels, args[i]->label, i))
+      r.bad = true;
   }
   m->ntensors = s->tensors.n - at->T0;
   m->nvars = s->nvars - at->V0;
