@@ -65,6 +65,7 @@ void nx_scheme_free(nx_scheme *sc) {
   nx__free(sc->res_rows);
   nx__free(sc->fixed_open);
   nx_scheme_free(sc->red);
+  nx__scheme_memo_free(sc->memo);
   nx__free(sc);
 }
 

@@ -90,26 +90,32 @@ static int made_id(const inst *x, int made) {
   return made < x->id_avail ? x->id_lo + made : x->id0 + 1 + (made - x->id_avail);
 }
 
-/* The label the body's made-th tensor would have: one given kept as it
-   is, one made "<operation>#<id>" with the application's id. */
-static const char *made_label(inst *x, int made) {
-  if (x->labels[made]) return x->labels[made];
-  const nx__stensor *t = &x->full->tensors[made];
-  if (t->op_len < 0) return x->labels[made] = nx__shape_strdup(x->s, t->label);
-  int id = made_id(x, made);
+/* "<operation>#<id>" in the session's arena, op the first nop bytes of
+   the operation (NULL if memory runs out): joined by copying, as a
+   formatted print would cost more than the solve. */
+const char *nx__scheme_id_label(nx_shape_session *s, const char *op, size_t nop, int id) {
   char num[16], *p = num + sizeof num;
   *--p = 0;
   unsigned v = id < 0 ? 0u - (unsigned)id : (unsigned)id;
   do *--p = (char)('0' + v % 10); while (v /= 10);
   if (id < 0) *--p = '-';
   *--p = '#';
-  size_t nh = (size_t)t->op_len, np = (size_t)(num + sizeof num - p);
-  char *l = nx__shape_alloc(x->s, nh + np);
+  size_t np = (size_t)(num + sizeof num - p);
+  char *l = nx__shape_alloc(s, nop + np);
   if (l) {
-    memcpy(l, t->label, nh);
-    memcpy(l + nh, p, np);
+    memcpy(l, op, nop);
+    memcpy(l + nop, p, np);
   }
-  return x->labels[made] = l;
+  return l;
+}
+
+/* The label the body's made-th tensor would have: one given kept as it
+   is, one made "<operation>#<id>" with the application's id. */
+static const char *made_label(inst *x, int made) {
+  if (x->labels[made]) return x->labels[made];
+  const nx__stensor *t = &x->full->tensors[made];
+  if (t->op_len < 0) return x->labels[made] = nx__shape_strdup(x->s, t->label);
+  return x->labels[made] = nx__scheme_id_label(x->s, t->label, (size_t)t->op_len, made_id(x, made));
 }
 
 static const char *name_str(inst *x, int i) {
@@ -341,6 +347,24 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
       rc = apply(s, sc, sc, prefix, args, out);
     }
     nx__rewind_free(w);
+  } else if (nx__scheme_memo_eligible(s, sc, args, results)) {
+    nx_scheme *own = (nx_scheme *)sc; /* the memo is a cache: the scheme's meaning does not change */
+    if (sc->memo && nx__scheme_memo_matches(sc->memo, sc, prefix, args)) rc = nx__scheme_memo_apply(s, sc->memo, args, out);
+    else if (!sc->memo_tried && !s->nsnaps) {
+      /* a full replay, recorded: a snapshot's log shows what it changed of the older state.
+         Never while a snapshot is live: restoring one taken before would free what the memo
+         points to, while one taken after frees only what is newer */
+      nx__memo_at at;
+      nx_shape_snapshot *w = nx__rewind_take(s);
+      nx__scheme_memo_begin(s, &at);
+      rc = apply(s, sc, sc, prefix, args, out);
+      if (!rc && w) {
+        own->memo = nx__scheme_memo_record(s, sc, &at, prefix, args, out);
+        own->memo_tried = true;
+      }
+      nx__rewind_free(w);
+    } else
+      rc = apply(s, sc, sc, prefix, args, out);
   } else
     rc = apply(s, sc, sc, prefix, args, out);
   if (rc) {

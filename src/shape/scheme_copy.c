@@ -10,7 +10,7 @@
 #include "../base/alloc.h"
 
 /* A map from a session pointer to a scheme index, open addressing. */
-static int pmap_find(const nx__pmap *m, const void *p) {
+int nx__scheme_pmap_find(const nx__pmap *m, const void *p) {
   if (!m->cap) return -1;
   size_t h = ((uintptr_t)p >> 3) * 0x9E3779B97F4A7C15ull;
   for (size_t i = h & (size_t)(m->cap - 1);; i = (i + 1) & (size_t)(m->cap - 1)) {
@@ -19,7 +19,7 @@ static int pmap_find(const nx__pmap *m, const void *p) {
   }
 }
 
-static int pmap_put(nx__pmap *m, const void *p, int v) {
+int nx__scheme_pmap_put(nx__pmap *m, const void *p, int v) {
   if (2 * (m->n + 1) > m->cap) {
     nx__pmap g = {0};
     g.cap = m->cap ? 2 * m->cap : 64;
@@ -31,7 +31,7 @@ static int pmap_put(nx__pmap *m, const void *p, int v) {
       return -1;
     }
     for (int i = 0; i < m->cap; i++)
-      if (m->k[i] && pmap_put(&g, m->k[i], m->v[i])) return -1;
+      if (m->k[i] && nx__scheme_pmap_put(&g, m->k[i], m->v[i])) return -1;
     nx__free(m->k);
     nx__free(m->v);
     *m = g;
@@ -76,7 +76,7 @@ static int var_code(nx__copier *c, int v) {
 }
 
 static int copy_dim(nx__copier *c, const nx_dim *d) {
-  int i = pmap_find(&c->dims, d);
+  int i = nx__scheme_pmap_find(&c->dims, d);
   if (i >= 0) return i;
   nx__sdim x = {.kind = d->kind, .use_padding = d->use_padding, .over = -1, .kernel = -1};
   switch (d->kind) {
@@ -106,7 +106,7 @@ static int copy_dim(nx__copier *c, const nx_dim *d) {
   nx_scheme *sc = c->sc;
   if (NX__SGROW(sc, dims, ndims, capdims)) return c->nomem = true, 0;
   sc->dims[sc->ndims] = x;
-  if (pmap_put(&c->dims, d, sc->ndims)) c->nomem = true;
+  if (nx__scheme_pmap_put(&c->dims, d, sc->ndims)) c->nomem = true;
   return sc->ndims++;
 }
 
@@ -126,7 +126,7 @@ static int copy_dims(nx__copier *c, const nx_dim *const *d, int n) {
 }
 
 int nx__scheme_copy_row(nx__copier *c, const nx_row *r) {
-  int i = pmap_find(&c->rows, r);
+  int i = nx__scheme_pmap_find(&c->rows, r);
   if (i >= 0) return i;
   if (r->nbeg > 256 || r->ndims > 256) c->too_big = true;
   nx__srow x = {.nbeg = r->nbeg < 256 ? r->nbeg : 256, .ndims = r->ndims < 256 ? r->ndims : 256};
@@ -136,7 +136,7 @@ int nx__scheme_copy_row(nx__copier *c, const nx_row *r) {
   nx_scheme *sc = c->sc;
   if (NX__SGROW(sc, rows, nrows, caprows)) return c->nomem = true, 0;
   sc->rows[sc->nrows] = x;
-  if (pmap_put(&c->rows, r, sc->nrows)) c->nomem = true;
+  if (nx__scheme_pmap_put(&c->rows, r, sc->nrows)) c->nomem = true;
   return sc->nrows++;
 }
 
@@ -148,18 +148,18 @@ const nx__origin *nx__scheme_leaf_origin(const nx__origin *o) {
 /* A session string's index in the scheme's strs, copied there once. */
 static int copy_str(nx__copier *c, const char *str) {
   if (!str) return -1;
-  int i = pmap_find(&c->strs, str);
+  int i = nx__scheme_pmap_find(&c->strs, str);
   if (i >= 0) return i;
   nx_scheme *sc = c->sc;
   const char *x = nx__scheme_str(sc, str);
-  if (!x || NX__SGROW(sc, strs, nstrs, capstrs) || pmap_put(&c->strs, str, sc->nstrs)) return c->nomem = true, -1;
+  if (!x || NX__SGROW(sc, strs, nstrs, capstrs) || nx__scheme_pmap_put(&c->strs, str, sc->nstrs)) return c->nomem = true, -1;
   sc->strs[sc->nstrs] = x;
   return sc->nstrs++;
 }
 
 void nx__scheme_note_names(nx__copier *c, nx_tensor *const *args, int n, int T1, int nmade) {
   for (int i = 0; i < n + nmade; i++)
-    if (pmap_put(&c->names, i < n ? args[i]->label : ((const nx_tensor *)c->s->tensors.p[T1 + i - n])->label, i))
+    if (nx__scheme_pmap_put(&c->names, i < n ? args[i]->label : ((const nx_tensor *)c->s->tensors.p[T1 + i - n])->label, i))
       c->nomem = true;
 }
 
@@ -170,7 +170,7 @@ nx__stensor nx__scheme_stensor(nx_scheme *sc, const nx_tensor *t, int made) {
 
 /* An origin's name: a noted tensor's by reference, else the string. */
 static int copy_name(nx__copier *c, const char *name) {
-  int ref = name ? pmap_find(&c->names, name) : -1;
+  int ref = name ? nx__scheme_pmap_find(&c->names, name) : -1;
   return ref >= 0 ? NX__SNAME(ref) : copy_str(c, name);
 }
 

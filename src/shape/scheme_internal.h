@@ -131,6 +131,9 @@ struct nx_scheme {
   int nmade;              /* the tensors the function made (the ids an application takes) */
   struct nx_scheme *red;  /* the reduced form an application replays, NULL: the full record */
   const char *red_why;    /* why there is none (a static string), NULL when there is */
+  struct nx__memo *memo;  /* an application's outcome, reused for ground arguments (scheme_memo.c) */
+  bool memo_tried;        /* an application was recorded (memo NULL: its outcome is not reusable) */
+  bool memo_checked, memo_fixed; /* whether the record names a fixed variable (then no memo), once found */
 };
 
 /* ---- Copying a solved session into a scheme's tables (scheme_copy.c) ---- */
@@ -159,6 +162,9 @@ int nx__scheme_copy_row(nx__copier *c, const nx_row *r);
 /* Appends constraint k to sc's record. */
 void nx__scheme_copy_cons(nx__copier *c, const nx__cons *k);
 void nx__scheme_pmap_free(nx__pmap *m);
+/* p's value in m, or -1; m gets p -> v (-1 if memory runs out). */
+int nx__scheme_pmap_find(const nx__pmap *m, const void *p);
+int nx__scheme_pmap_put(nx__pmap *m, const void *p, int v);
 /* Notes the labels of the n tracing tensors and of the nmade tensors the
    function made (s->tensors from T1), so that origins name them by
    reference; c->nomem on out of memory. */
@@ -204,6 +210,36 @@ int nx__scheme_reduce(nx_shape_session *s, nx_scheme *sc, const nx__trace_at *at
                       nx_tensor *const *res, int nres);
 /* Whether traces build the reduced form (off: see scheme_reduce.c). */
 extern bool nx__scheme_reduce_on;
+
+/* scheme_memo.c: the memo of an application to ground arguments (see
+   there), a full replay's outcome made again for arguments of the same
+   shapes. */
+typedef struct nx__memo nx__memo;
+#define NX__MEMO_MAXARGS 16
+/* Where the session stood when a recorded replay began. */
+typedef struct nx__memo_at {
+  int V0, L0, B0, T0, id0, S0, U0, D0, WK0, M0, MC0, ML0, LV0[2];
+  int64_t P0, N0, C0;
+  nx__arena_mark chunks, self_chunks;
+  char err[900];
+} nx__memo_at;
+extern bool nx__scheme_memo_on; /* tests compare applications with it off */
+extern long nx__scheme_memo_hits; /* applications made from a memo, for tests */
+/* Whether an application of sc to args in s may use or record a memo. */
+bool nx__scheme_memo_eligible(const nx_shape_session *s, const nx_scheme *sc, nx_tensor *const *args,
+                              nx_tensor *const *results);
+/* Whether m was recorded with this prefix and arguments of these shapes. */
+bool nx__scheme_memo_matches(const nx__memo *m, const nx_scheme *sc, const char *prefix, nx_tensor *const *args);
+void nx__scheme_memo_begin(nx_shape_session *s, nx__memo_at *at);
+/* The memo of the replay since at (a snapshot live since then), or NULL
+   when its outcome is not one a memo holds, or memory runs out. */
+nx__memo *nx__scheme_memo_record(nx_shape_session *s, const nx_scheme *sc, const nx__memo_at *at, const char *prefix,
+                                 nx_tensor *const *args, nx_tensor *const *out);
+/* Makes m's outcome for args: 0 or NX_ENOMEM. */
+int nx__scheme_memo_apply(nx_shape_session *s, const nx__memo *m, nx_tensor *const *args, nx_tensor **out);
+void nx__scheme_memo_free(nx__memo *m);
+/* "<operation>#<id>" in s's arena, the operation its first nop bytes. */
+const char *nx__scheme_id_label(nx_shape_session *s, const char *op, size_t nop, int id);
 
 /* scheme_print.c: to_string's text from the trace's solved session, before
    the rewind; W is the first variable id the trace made. NULL if memory

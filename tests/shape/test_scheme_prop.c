@@ -16,7 +16,13 @@
    with inlining on at most the few programs that are why it is off
    (closing settles the body's intermediates greedily; docs/schemes.md).
    This keeps the switched-off code run under the sanitizers and catches
-   it growing worse. */
+   it growing worse.
+
+   Then the memo of applications to ground arguments: each program applied
+   three times (the third to the first's arguments) with the memo on and
+   off, the whole solver state (nx_shape_dump) compared after the
+   applications and after closing; the memo must be used on some programs
+   and change nothing. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +32,8 @@
 #include "nx_scheme.h"
 
 extern bool nx__scheme_reduce_on; /* internal: the reduced form's switch */
+extern bool nx__scheme_memo_on;   /* internal: the memo's switch */
+extern long nx__scheme_memo_hits; /* internal: applications made from a memo */
 static int reduced_schemes;
 
 enum { OP_UNARY, OP_ADD, OP_COMPOSE, OP_TRANSPOSE, OP_PERMUTE, OP_SUMLAST, OP_PARAM_MUL, OP_CAPTURE, OP_FILL, OP_NOPS };
@@ -120,7 +128,21 @@ static void reason_of(const char *msg, char *out, size_t cap) {
   snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), r);
 }
 
-static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) {
+/* The session's whole state appended to *dump (NULL: not asked). */
+static void add_dump(nx_shape_session *s, char **dump) {
+  if (!dump) return;
+  int64_t n = nx_shape_dump(s, NULL, 0);
+  size_t had = *dump ? strlen(*dump) : 0;
+  char *d = realloc(*dump, had + (size_t)n + 1);
+  if (!d) return;
+  nx_shape_dump(s, d + had, (size_t)n + 1);
+  *dump = d;
+}
+
+/* One run of the program (napps applications; the third, if any, to the
+   first's arguments); dump, if not NULL, gets the solver state after the
+   applications and after closing. */
+static void run_n(uint64_t seed, const body *tmpl, bool scheme, outcome *o, int napps, char **dump) {
   memset(o, 0, sizeof *o);
   nx_shape_session *s;
   if (nx_shape_session_new(&s)) return;
@@ -140,8 +162,11 @@ static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) {
   nx_scheme *sc = NULL;
   nx_tensor *res[2][2] = {{NULL, NULL}, {NULL, NULL}};
   char msg[1200];
-  for (int app = 0; app < 2 && !o->failed_at; app++) {
+  nx_tensor *first[2] = {NULL, NULL}, *extra[2] = {NULL, NULL};
+  for (int app = 0; app < napps && !o->failed_at; app++) {
     nx_tensor *args[2] = {leaves[rnd(6)], leaves[rnd(6)]};
+    if (app == 0) first[0] = args[0], first[1] = args[1];
+    if (app == 2) args[0] = first[0], args[1] = first[1];
     int rc, nres = 0;
     if (scheme) {
       rc = sc ? 0 : nx_scheme_trace(s, "f", b.nargs, run_body, &b, &sc);
@@ -149,9 +174,9 @@ static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) {
         const char *why = NULL;
         reduced_schemes += nx_scheme_reduced(sc, &why) == 1;
       }
-      if (!rc) rc = nx_scheme_instantiate(s, sc, NULL, args, b.nargs, res[app], b.nres);
+      if (!rc) rc = nx_scheme_instantiate(s, sc, NULL, args, b.nargs, app < 2 ? res[app] : extra, b.nres);
     } else
-      rc = run_body(&b, s, args, b.nargs, res[app], &nres);
+      rc = run_body(&b, s, args, b.nargs, app < 2 ? res[app] : extra, &nres);
     if (rc) {
       o->failed_at = app + 1;
       snprintf(msg, sizeof msg, "%s", nx_error_message());
@@ -160,6 +185,7 @@ static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) {
       reason_of(msg, o->reason, sizeof o->reason);
     }
   }
+  add_dump(s, dump);
   if (!o->failed_at && nx_shape_finish(s)) {
     o->failed_at = 3;
     snprintf(msg, sizeof msg, "%s", nx_error_message());
@@ -171,10 +197,13 @@ static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) {
     for (int a = 0; a < 2; a++)
       for (int j = 0; j < b.nres; j++) snprintf(o->shapes[o->nshapes++], 96, "%.95s", shape_str(s, res[a][j], NX_SHAPE_STYLE_SIZE));
   }
+  add_dump(s, dump);
   nx_scheme_free(sc);
 done:
   nx_shape_session_free(s);
 }
+
+static void run(uint64_t seed, const body *tmpl, bool scheme, outcome *o) { run_n(seed, tmpl, scheme, o, 2, NULL); }
 
 static void random_body(body *b) {
   memset(b, 0, sizeof *b);
@@ -227,6 +256,33 @@ static int check_cases(int cases, bool strict, int *agree_ok, int *agree_fail) {
   return disagree;
 }
 
+/* The memo against full replays: the same runs with it on and off leave
+   the same state, after the applications and after closing. */
+static void check_memo(int cases) {
+  long hits0 = nx__scheme_memo_hits;
+  for (int c = 0; c < cases; c++) {
+    rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)(c + 1) * 0x2545F4914F6CDD1Dull;
+    body b;
+    random_body(&b);
+    uint64_t seed = rng ^ 0x5DEECE66Dull;
+    outcome on, off;
+    char *d_on = NULL, *d_off = NULL;
+    long h = nx__scheme_memo_hits;
+    run_n(seed, &b, true, &on, 3, &d_on);
+    bool hit = nx__scheme_memo_hits != h;
+    nx__scheme_memo_on = false;
+    run_n(seed, &b, true, &off, 3, &d_off);
+    nx__scheme_memo_on = true;
+    CHECK(!d_on == !d_off && (!d_on || !strcmp(d_on, d_off)), "case %d: the memo (used: %d) changed the state", c, hit);
+    CHECK(on.failed_at == off.failed_at && !strcmp(on.msg, off.msg), "case %d: the memo changed the outcome: %s / %s", c,
+          on.msg, off.msg);
+    free(d_on);
+    free(d_off);
+  }
+  printf("memo: %ld applications of %d programs made from a memo\n", nx__scheme_memo_hits - hits0, cases);
+  CHECK(nx__scheme_memo_hits - hits0 >= cases / 20, "the memo was used only %ld times", nx__scheme_memo_hits - hits0);
+}
+
 int main(int argc, char **argv) {
   int cases = argc > 1 ? atoi(argv[1]) : 1000;
   int agree_ok = 0, agree_fail = 0;
@@ -243,5 +299,6 @@ int main(int argc, char **argv) {
          cases);
   CHECK(reduced_schemes > 0, "the reduced form reduced no scheme");
   CHECK(disagree <= 3, "the reduced form disagrees with inlining on %d cases (3 when it was switched off)", disagree);
+  check_memo(cases);
   return check_done();
 }
