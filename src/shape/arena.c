@@ -174,8 +174,6 @@ void nx_shape_session_free(nx_shape_session *s) {
   nx__free(s->vpages);
   nx__free(s->lk);
   nx__free(s->lbs);
-  nx__free(s->val);
-  nx__free(s->self);
   nx__free(s->opnd_bits);
   nx__free(s->pending.p);
   nx__free(s->queue.p);
