@@ -12,8 +12,8 @@
 #include "../base/alloc.h"
 
 /* Room for variable ids up to n - 1: whole pages of variables (a page
-   never moves, so nothing is copied as the session grows), and the opnd
-   bits by doubling. The log's table (vsaved) grows only when a snapshot is
+   never moves, so nothing is copied as the session grows; one a freed
+   session left is reused, cache.c), and the opnd bits by doubling. The log's table (vsaved) grows only when a snapshot is
    taken. */
 int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   if (n <= s->capvars) return 0;
@@ -24,7 +24,8 @@ int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   s->nopnd_words = nw;
   if (nx__shape_grow((void **)&s->vpages, &s->capvpages, pages, sizeof *s->vpages, 8)) return NX_ENOMEM;
   while (s->nvpages < pages) {
-    nx__vpage *p = nx__malloc(sizeof *p);
+    nx__vpage *p = nx__shape_cache_take(NX__CACHE_VPAGE, sizeof *p);
+    if (!p) p = nx__malloc(sizeof *p);
     if (!p) return NX_ENOMEM;
     s->vpages[s->nvpages++] = p;
     s->capvars = s->nvpages > INT_MAX >> NX__VPAGE_BITS ? INT_MAX : s->nvpages * NX__VPAGE;
