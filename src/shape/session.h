@@ -74,7 +74,7 @@ typedef struct nx__id_cursor {
   int var_next, var_end, tensor_next, tensor_end;
 } nx__id_cursor;
 
-/* Variable v of session s (v < s->nvars). */
+/* Variables come in pages of NX__VPAGE. */
 #define NX__VPAGE_BITS 12
 #define NX__VPAGE (1 << NX__VPAGE_BITS)
 
@@ -142,6 +142,7 @@ struct nx_shape_session {
                     batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
 };
 
+/* Variable v of session s (v < s->nvars), its page and its record. */
 #define NX__VPAGE_OF(s, v) ((s)->vpages[(v) >> NX__VPAGE_BITS])
 #define NX__VAR_AT(s, v) (&NX__VPAGE_OF(s, v)->var[(v) & (NX__VPAGE - 1)])
 /* Variable v's solution and self entry, as lvalues (writes go through the
