@@ -38,7 +38,9 @@ typedef struct nx_allocator {
    only while nx holds none: call it before anything else of nx, or after
    every nx object is freed and before the first use of what nx makes once
    per process (the printer's tables, the rig's devices, the thread pool).
-   Not while another thread calls nx.
+   Not while another thread calls nx. Before it counts what nx holds, it
+   gives back the memory nx keeps for reuse (the blocks freed shape
+   sessions leave for the next one), which no nx object holds.
    Fails with NX_EINVAL when a function of *a is NULL, or when nx still
    holds memory (the message says how many allocations are live); the
    allocator in use is then unchanged. */

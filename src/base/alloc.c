@@ -24,6 +24,9 @@ static const nx_allocator libc_allocator = {libc_malloc, libc_calloc, libc_reall
 static nx_allocator user_allocator;
 static _Atomic(const nx_allocator *) current = &libc_allocator;
 static atomic_long live;
+static void (*_Atomic drain_fn)(void);
+
+void nx__alloc_set_drain(void (*drain)(void)) { atomic_store(&drain_fn, drain); }
 
 #ifdef NX_TESTING
 static atomic_long countdown, asked, failed;
@@ -100,6 +103,8 @@ int nx_set_allocator(const nx_allocator *a) {
                                                  : NULL;
     if (missing) return nx__fail(NX_EINVAL, "%s: the allocator's %s is NULL", fn, missing);
   }
+  void (*drain)(void) = atomic_load(&drain_fn);
+  if (drain) drain(); /* memory kept for reuse is not held by an nx object */
   long n = atomic_load(&live);
   if (n != 0)
     return nx__fail(NX_EINVAL,

@@ -17,6 +17,10 @@ void nx__free(void *p);
 char *nx__strdup(const char *s);
 char *nx__strndup(const char *s, size_t n);
 
+/* Registers the drain of a cache of freed memory (the shape module's):
+   nx_set_allocator runs it before it counts the allocations nx holds. */
+void nx__alloc_set_drain(void (*drain)(void));
+
 #ifdef NX_TESTING
 /* nx__alloc_fail_at(k) makes the k-th allocation from now fail (returning
    NULL), counting across all threads, and every later one succeed; k = 0

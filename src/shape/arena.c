@@ -14,6 +14,24 @@
    (pointers, int64_t, no long double) needs at most 8-byte alignment. */
 enum { CHUNK_MIN = 1 << 14, CHUNK_MAX = 1 << 20 };
 
+#define CHUNK_BYTES (sizeof(nx__chunk) + CHUNK_MAX)
+
+/* A zeroed chunk of cap bytes: a full-size one from the process's cache
+   when it has one. */
+static nx__chunk *chunk_new(size_t cap) {
+  nx__chunk *k = cap == CHUNK_MAX ? nx__shape_cache_take(NX__CACHE_CHUNK, CHUNK_BYTES) : NULL;
+  if (k) memset(k, 0, CHUNK_BYTES);
+  else k = nx__calloc(1, sizeof *k + cap);
+  if (k) k->cap = cap;
+  return k;
+}
+
+/* A full-size chunk goes to the cache, any other back to the allocator. */
+static void chunk_free(nx__chunk *c) {
+  if (c->cap == CHUNK_MAX) nx__shape_cache_put(NX__CACHE_CHUNK, c, CHUNK_BYTES);
+  else nx__free(c);
+}
+
 /* When the newest chunk is full: a new chunk (doubling to CHUNK_MAX). */
 void *nx__shape_alloc_chunk(nx__chunk **chunks, size_t n) {
   if (n > SIZE_MAX / 2) return NULL;
@@ -23,9 +41,8 @@ void *nx__shape_alloc_chunk(nx__chunk **chunks, size_t n) {
     size_t cap = c ? c->cap * 2 : CHUNK_MIN;
     if (cap > CHUNK_MAX) cap = CHUNK_MAX;
     if (n > cap) cap = n;
-    nx__chunk *k = nx__calloc(1, sizeof *k + cap);
+    nx__chunk *k = chunk_new(cap);
     if (!k) return NULL;
-    k->cap = cap;
     if (c && n > CHUNK_MAX / 4) { /* a big object: keep filling the current chunk after it */
       k->next = c->next;
       c->next = k;
@@ -79,13 +96,13 @@ void nx__shape_arena_rewind(nx__chunk **chunks, const nx__arena_mark *m) {
   nx__chunk *c = *chunks, *n;
   for (; c && c != m->head; c = n) {
     n = c->next;
-    nx__free(c);
+    chunk_free(c);
   }
   *chunks = c;
   if (!c) return;
   for (nx__chunk *x = c->next; x && x != m->next; x = n) {
     n = x->next;
-    nx__free(x);
+    chunk_free(x);
   }
   c->next = m->next;
   memset(c->data + m->used, 0, c->used - m->used);
@@ -95,7 +112,7 @@ void nx__shape_arena_rewind(nx__chunk **chunks, const nx__arena_mark *m) {
 void nx__shape_chunks_free(nx__chunk *c) {
   for (nx__chunk *n; c; c = n) {
     n = c->next;
-    nx__free(c);
+    chunk_free(c);
   }
 }
 
@@ -170,12 +187,10 @@ int nx_shape_session_new(nx_shape_session **out) {
 
 void nx_shape_session_free(nx_shape_session *s) {
   if (!s) return;
-  for (int i = 0; i < s->nvpages; i++) nx__free(s->vpages[i]);
+  for (int i = 0; i < s->nvpages; i++) nx__shape_cache_put(NX__CACHE_VPAGE, s->vpages[i], sizeof *s->vpages[i]);
   nx__free(s->vpages);
   nx__free(s->lk);
   nx__free(s->lbs);
-  nx__free(s->val);
-  nx__free(s->self);
   nx__free(s->opnd_bits);
   nx__free(s->pending.p);
   nx__free(s->queue.p);

@@ -48,6 +48,13 @@ typedef struct nx__arena_mark {
 } nx__arena_mark;
 void nx__shape_arena_mark(nx__chunk *head, nx__arena_mark *m);
 void nx__shape_arena_rewind(nx__chunk **chunks, const nx__arena_mark *m);
+/* The process's cache of freed sessions' blocks (cache.c), by kind (a
+   variable page, a full-size arena chunk), every block of a kind `size`
+   bytes: take gives one (uninitialised) or NULL when none is kept; put
+   keeps p, or frees it when the cache is full. */
+enum { NX__CACHE_VPAGE, NX__CACHE_CHUNK, NX__CACHE_KINDS };
+void *nx__shape_cache_take(int kind, size_t size);
+void nx__shape_cache_put(int kind, void *p, size_t size);
 /* Frees a list of chunks. */
 void nx__shape_chunks_free(nx__chunk *c);
 /* A copy of str in the arena (NULL for NULL, or when memory runs out). */

@@ -11,29 +11,25 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-/* Room for variable ids up to n - 1: the solution and self tables and the
-   opnd bits by doubling, the variables by whole pages (a page never moves).
-   The log's table (vsaved) grows only when a snapshot is taken. */
+/* Room for variable ids up to n - 1: whole pages of variables (a page
+   never moves, so nothing is copied as the session grows; one a freed
+   session left is reused, cache.c), and the opnd bits by doubling. The log's table (vsaved) grows only when a snapshot is
+   taken. */
 int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   if (n <= s->capvars) return 0;
-  /* the two tables share capvars: each grows to the same new capacity */
-  int cv = s->capvars, cs = s->capvars;
-  if (nx__shape_grow((void **)&s->val, &cv, n, sizeof *s->val, 256) ||
-      nx__shape_grow((void **)&s->self, &cs, cv, sizeof *s->self, cv))
-    return NX_ENOMEM;
-  int nw = s->nopnd_words, words = cv / 64 + 1;
+  int pages = (int)(((int64_t)n + NX__VPAGE - 1) >> NX__VPAGE_BITS);
+  int nw = s->nopnd_words, words = pages * (NX__VPAGE / 64);
   if (nx__shape_grow((void **)&s->opnd_bits, &nw, words, sizeof *s->opnd_bits, words)) return NX_ENOMEM;
   memset(s->opnd_bits + s->nopnd_words, 0, (size_t)(nw - s->nopnd_words) * sizeof *s->opnd_bits);
   s->nopnd_words = nw;
-  while (s->nvpages * NX__VPAGE < cv) {
-    if (s->nvpages == s->capvpages &&
-        nx__shape_grow((void **)&s->vpages, &s->capvpages, s->nvpages + 1, sizeof *s->vpages, 8))
-      return NX_ENOMEM;
-    nx__var *p = nx__malloc((size_t)NX__VPAGE * sizeof *p);
+  if (nx__shape_grow((void **)&s->vpages, &s->capvpages, pages, sizeof *s->vpages, 8)) return NX_ENOMEM;
+  while (s->nvpages < pages) {
+    nx__vpage *p = nx__shape_cache_take(NX__CACHE_VPAGE, sizeof *p);
+    if (!p) p = nx__malloc(sizeof *p);
     if (!p) return NX_ENOMEM;
     s->vpages[s->nvpages++] = p;
+    s->capvars = s->nvpages > INT_MAX >> NX__VPAGE_BITS ? INT_MAX : s->nvpages * NX__VPAGE;
   }
-  s->capvars = cv;
   return 0;
 }
 
@@ -258,7 +254,7 @@ static const nx_dim *concat_sub(nx_shape_session *s, const nx_dim *d) {
 const nx_dim *nx__shape_dsub_rest(nx_shape_session *s, const nx_dim *d) {
   switch (d->kind) {
   case NX__D_VAR: {
-    const nx_dim *x = s->val[d->var].d;
+    const nx_dim *x = NX__VAL(s, d->var).d;
     if (!x) return d;
     const nx_dim *v = nx__shape_dsub(s, x);
     if (v != x) nx__shape_set_val(s, d->var, (nx__val){.d = v}); /* path compression */

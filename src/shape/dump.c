@@ -123,20 +123,20 @@ static void var(out_t *o, int v) {
   const nx__var *e = NX__VARR(s, v);
   P(o, "var %d %s name=%s up=%d off=%d wake=%d flags=%d%d%d%d%d%d%d%d res=", v, e->is_row ? "row" : "dim", str(e->name),
     e->up, e->off, e->wake, e->is_param, e->safe_to_guess, e->in_pointwise, e->in_spec, e->hidden_param,
-    e->closed_class, e->no_guess, s->self[v].d != NULL);
+    e->closed_class, e->no_guess, NX__SELF(s, v).d != NULL);
   ilist(o, &e->res);
   P(o, " opnd=");
   ilist(o, &e->opnd);
   if (e->is_row) {
     P(o, " val=");
-    row(o, s->val[v].r);
+    row(o, NX__VAL(s, v).r);
     P(o, " lower=%d..%d watch=%d..%d stamp=%d pot=%lld drop=%lld edges=", e->lower, e->lower_tail, e->watch,
       e->watch_tail, e->stamp, (long long)e->pot, (long long)e->drop);
     for (const nx__edge *x = e->edges; x; x = x->next) P(o, "(%d>%d+%d)", x->from, x->to, x->w);
     P(o, " tail=%s", e->edges_tail ? "y" : "n");
   } else {
     P(o, " val=");
-    dim(o, s->val[v].d);
+    dim(o, NX__VAL(s, v).d);
     P(o, " glb=");
     dim(o, e->glb);
     P(o, " glb_o=");

@@ -56,7 +56,7 @@ static int reg(nx_shape_session *s, int v, int code) {
 static int reg_dim(nx_shape_session *s, const nx_dim *d, int code) {
   switch (d->kind) {
   case NX__D_VAR: {
-    const nx_dim *v = s->val[d->var].d;
+    const nx_dim *v = NX__VAL(s, d->var).d;
     return v ? reg_dim(s, v, code) : reg(s, d->var, code);
   }
   case NX__D_AFFINE: {
@@ -80,7 +80,7 @@ static int reg_row(nx_shape_session *s, const nx_row *r, int code) {
       if (rc) return rc;
     }
     if (!r->var) return 0;
-    const nx_row *v = s->val[r->var].r;
+    const nx_row *v = NX__VAL(s, r->var).r;
     if (!v) return reg(s, r->var, code);
     r = v;
   }

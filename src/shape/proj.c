@@ -180,7 +180,7 @@ static int spec_axis(builder *b, const nx_dim *d, proj_axis *a) {
 static int expand(nx_shape_session *s, const nx_row *r, const nx_dim **out, int n, int cap) {
   if (!r) return -1;
   for (int i = 0; i < r->nbeg && n >= 0; i++) n = n < cap ? (out[n] = r->beg[i], n + 1) : -1;
-  if (r->var && n >= 0) n = expand(s, s->val[r->var].r, out, n, cap);
+  if (r->var && n >= 0) n = expand(s, NX__VAL(s, r->var).r, out, n, cap);
   for (int i = 0; i < r->ndims && n >= 0; i++) n = n < cap ? (out[n] = r->dims[i], n + 1) : -1;
   return n;
 }
@@ -194,7 +194,7 @@ static int row_axes(builder *b, const nx_row *r, proj_axis *a, int *n) {
     if ((rc = spec_axis(b, r->beg[i], &a[(*n)++]))) return rc;
   if (r->var) {
     const nx_dim *ex[MAXAXES];
-    int m = expand(b->s, b->s->val[r->var].r, ex, 0, MAXAXES);
+    int m = expand(b->s, NX__VAL(b->s, r->var).r, ex, 0, MAXAXES);
     if (m < 0 || *n + m + r->ndims > MAXAXES)
       return nx__fail(NX_EINVAL, FN ": %s: a row variable of its spec is not solved yet, or more than %d axes",
                       b->t->label, MAXAXES);

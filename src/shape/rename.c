@@ -222,8 +222,8 @@ static int copy_bounds(nx_shape_session *s, const nx_shape_renaming *r, int v, i
   bool row = e->is_row;
   const void *me = self_of(s, NULL, w, row);
   if (!me) return NX_ENOMEM;
-  if (row ? (const void *)s->val[v].r : (const void *)s->val[v].d) /* solved: an equation */
-    return push_rel(s, row, true, me, row ? (const void *)rename_row(s, r, s->val[v].r) : rename_dim(s, r, s->val[v].d),
+  if (row ? (const void *)NX__VAL(s, v).r : (const void *)NX__VAL(s, v).d) /* solved: an equation */
+    return push_rel(s, row, true, me, row ? (const void *)rename_row(s, r, NX__VAL(s, v).r) : rename_dim(s, r, NX__VAL(s, v).d),
                     o);
   int rc = 0;
   if (!row && e->glb) rc = push_rel(s, false, false, rename_dim(s, r, e->glb), me, o);

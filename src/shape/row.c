@@ -24,7 +24,7 @@ static const nx_row *empty_row(nx_shape_session *s) { return s->empty; }
    emitted (from stage 6 it would close x). */
 static bool trivial(nx_shape_session *s, int w, const nx_row *val) {
   if (s->stage >= 6 || val->nbeg || val->ndims || !val->var) return false;
-  const nx_row *x = s->val[w].r;
+  const nx_row *x = NX__VAL(s, w).r;
   if (!x) return w == val->var; /* <w> itself */
   x = nx__shape_rsub(s, x);
   return !x->nbeg && !x->ndims && x->var == val->var;

@@ -7,8 +7,8 @@
 #include "constraints.h"
 
 /* A variable's solution, NULL while unsolved. Solutions are kept in their
-   own dense table (s->val): substitution reads them far more often than
-   anything else about a variable. */
+   own dense table (a page's val): substitution reads them far more often
+   than anything else about a variable. */
 typedef union {
   const nx_dim *d; /* dim */
   const nx_row *r; /* row */
@@ -74,13 +74,24 @@ typedef struct nx__id_cursor {
   int var_next, var_end, tensor_next, tensor_end;
 } nx__id_cursor;
 
+/* Variables come in pages of NX__VPAGE. */
+#define NX__VPAGE_BITS 12
+#define NX__VPAGE (1 << NX__VPAGE_BITS)
+
+/* NX__VPAGE variables' tables: their solutions, their selves (the dim or
+   row that is just the variable, made on first use) and their records. A
+   page never moves, so a growing session never copies a table; solutions
+   and selves stay dense, 8 bytes a variable. */
+typedef struct nx__vpage {
+  nx__val val[NX__VPAGE];
+  nx__val self[NX__VPAGE];
+  nx__var var[NX__VPAGE];
+} nx__vpage;
+
 struct nx_shape_session {
   nx__chunk *chunks;
-  nx__var **vpages; /* the variables, NX__VPAGE at a time (index 0 unused): a
-                       page never moves, so a growing table is never copied */
+  nx__vpage **vpages; /* the variables' pages (variable 0 unused) */
   int nvpages, capvpages;
-  nx__val *val;  /* solutions, by variable */
-  nx__val *self; /* the dim or row that is just the variable, made on first use */
   nx__chunk *self_chunks; /* where those are made: together, in variable order */
   int nvars, capvars;
   /* by variable, one bit set when it gains an upper neighbour (opnd), never
@@ -131,10 +142,13 @@ struct nx_shape_session {
                     batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
 };
 
-/* Variable v of session s (v < s->nvars). */
-#define NX__VPAGE_BITS 12
-#define NX__VPAGE (1 << NX__VPAGE_BITS)
-#define NX__VAR_AT(s, v) (&(s)->vpages[(v) >> NX__VPAGE_BITS][(v) & (NX__VPAGE - 1)])
+/* Variable v of session s (v < s->nvars), its page and its record. */
+#define NX__VPAGE_OF(s, v) ((s)->vpages[(v) >> NX__VPAGE_BITS])
+#define NX__VAR_AT(s, v) (&NX__VPAGE_OF(s, v)->var[(v) & (NX__VPAGE - 1)])
+/* Variable v's solution and self entry, as lvalues (writes go through the
+   barriers below). */
+#define NX__VAL(s, v) (NX__VPAGE_OF(s, v)->val[(v) & (NX__VPAGE - 1)])
+#define NX__SELF(s, v) (NX__VPAGE_OF(s, v)->self[(v) & (NX__VPAGE - 1)])
 
 /* The loggers behind the barriers below (snapshot.c); out of memory sets
    s->undo_lost, which makes restoring fail. */
@@ -158,12 +172,12 @@ static inline nx__var *nx__shape_var(nx_shape_session *s, int v) {
 /* Setting a solution, a self entry, a link's next, and changing a lower
    bound, through the log. */
 static inline void nx__shape_set_val(nx_shape_session *s, int v, nx__val x) {
-  if (v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &s->val[v]);
-  s->val[v] = x;
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_VAL, v, &NX__VAL(s, v));
+  NX__VAL(s, v) = x;
 }
 static inline void nx__shape_set_self(nx_shape_session *s, int v, nx__val x) {
-  if (v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &s->self[v]);
-  s->self[v] = x;
+  if (v < s->w_nvars) nx__shape_log(s, NX__U_SELF, v, &NX__SELF(s, v));
+  NX__SELF(s, v) = x;
 }
 static inline void nx__shape_set_link_next(nx_shape_session *s, int i, int next) {
   if (i <= s->w_nlk) nx__shape_log(s, NX__U_LINK, i, &s->lk[i]);
@@ -189,17 +203,17 @@ static inline void *nx__shape_alloc(nx_shape_session *s, size_t n) { return nx__
 static inline const nx_dim *nx__shape_dsub(nx_shape_session *s, const nx_dim *d) {
   if (d->kind == NX__D_SOLVED) return d;
   if (d->kind == NX__D_VAR) {
-    const nx_dim *x = s->val[d->var].d;
+    const nx_dim *x = NX__VAL(s, d->var).d;
     if (!x) return d;
-    if (x->kind == NX__D_SOLVED || (x->kind == NX__D_VAR && !s->val[x->var].d)) return x;
+    if (x->kind == NX__D_SOLVED || (x->kind == NX__D_VAR && !NX__VAL(s, x->var).d)) return x;
   }
   return nx__shape_dsub_rest(s, d);
 }
 static inline const nx_row *nx__shape_rsub(nx_shape_session *s, const nx_row *r) {
   if (!r->var) return r;
-  const nx_row *rv = s->val[r->var].r;
+  const nx_row *rv = NX__VAL(s, r->var).r;
   if (!rv) return r;
-  if (!r->nbeg && !r->ndims && (!rv->var || !s->val[rv->var].r)) return rv;
+  if (!r->nbeg && !r->ndims && (!rv->var || !NX__VAL(s, rv->var).r)) return rv;
   return nx__shape_rsub_rest(s, r, rv);
 }
 
@@ -208,10 +222,10 @@ static inline void nx__shape_mark_opnd(nx_shape_session *s, int v) { s->opnd_bit
 
 /* The dim or the row that is just variable v (dims.h): NULL when memory runs out. */
 static inline const nx_dim *nx__shape_dim_var(nx_shape_session *s, int v) {
-  return s->self[v].d ? s->self[v].d : nx__shape_dim_var_new(s, v);
+  return NX__SELF(s, v).d ? NX__SELF(s, v).d : nx__shape_dim_var_new(s, v);
 }
 static inline const nx_row *nx__shape_row_of_var(nx_shape_session *s, int v) {
-  return s->self[v].r ? s->self[v].r : nx__shape_row_of_var_new(s, v);
+  return NX__SELF(s, v).r ? NX__SELF(s, v).r : nx__shape_row_of_var_new(s, v);
 }
 
 /* A new zeroed lower bound: its index into s->lbs, or NX_ENOMEM. */

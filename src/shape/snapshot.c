@@ -75,8 +75,8 @@ static void undo_to(nx_shape_session *s, int pos) {
     const nx__undo *u = &s->undo[i];
     switch (u->kind) {
     case NX__U_VAR: *NX__VAR_AT(s, u->index) = u->var; break;
-    case NX__U_VAL: s->val[u->index] = u->val; break;
-    case NX__U_SELF: s->self[u->index] = u->val; break;
+    case NX__U_VAL: NX__VAL(s, u->index) = u->val; break;
+    case NX__U_SELF: NX__SELF(s, u->index) = u->val; break;
     case NX__U_LINK: s->lk[u->index] = u->link; break;
     case NX__U_LBOUND: s->lbs[u->index] = u->lb; break;
     default: memcpy(u->b.at, u->b.old, u->b.n);
@@ -226,7 +226,7 @@ int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap
   /* the allocations of now, with the saved counts */
   s->chunks = cur.chunks, s->self_chunks = cur.self_chunks;
   s->vpages = cur.vpages, s->nvpages = cur.nvpages, s->capvpages = cur.capvpages;
-  s->val = cur.val, s->self = cur.self, s->capvars = cur.capvars;
+  s->capvars = cur.capvars;
   s->vsaved = cur.vsaved, s->nvsaved = cur.nvsaved, s->capvsaved = cur.capvsaved;
   s->opnd_bits = cur.opnd_bits, s->nopnd_words = cur.nopnd_words; /* a superset stays one */
   s->pending.p = cur.pending.p, s->pending.cap = cur.pending.cap;

@@ -77,13 +77,10 @@ static void queue_compact(nx_shape_session *s) {
    prefix instead of growing (at most three moves a push): closing queues its
    merges in bulk, and the queue would otherwise double past twice what is
    ever live, all of it fresh memory. */
-int nx__shape_push(nx_shape_session *s, nx__cvec *where, const nx__cons *c) {
-  if (where->n < where->cap) {
-    where->p[where->n++] = *c;
-    return 0;
-  }
+int nx__shape_push_room(nx_shape_session *s, nx__cvec *where) {
   if (where == &s->queue && s->qhead && s->qhead >= where->n / 4) queue_compact(s);
-  return nx__shape_cvec_push(where, c);
+  if (where->n < where->cap) return 0;
+  return nx__shape_grow((void **)&where->p, &where->cap, where->n + 1, sizeof *where->p, 64);
 }
 
 static int push_dim(nx_shape_session *s, int kind, const nx_dim *a, const nx_dim *b, const nx__origin *o) {

@@ -9,8 +9,25 @@
 #include "session.h"
 
 /* ---- solve.c: the queue, errors and dim constraints ---- */
-/* Appends c to where (s->pending or s->queue): 0 or NX_ENOMEM. */
-int nx__shape_push(nx_shape_session *s, nx__cvec *where, const nx__cons *c);
+/* Appends c to where (s->pending or s->queue): 0 or NX_ENOMEM. Inline,
+   with c's address never passed on, and copied member by member: copied
+   whole through a call, the 16-byte loads waited on the caller's narrower
+   stores (perf put a tenth of the chain's samples there). A full one grows,
+   or the queue reuses its consumed prefix, in nx__shape_push_room. */
+int nx__shape_push_room(nx_shape_session *s, nx__cvec *where);
+static inline int nx__shape_push(nx_shape_session *s, nx__cvec *where, const nx__cons *c) {
+  if (where->n == where->cap && nx__shape_push_room(s, where)) return NX_ENOMEM;
+  nx__cons *d = &where->p[where->n++];
+  /* member by member, each as wide as the caller's store of it (a whole-struct
+     copy loads 16 bytes at once, which the caller's stores cannot forward) */
+  d->kind = c->kind;
+  d->is_param = c->is_param;
+  d->nrows = c->nrows;
+  d->d1 = c->d1; /* each union is 8 bytes, whichever member is in use */
+  d->d2 = c->d2;
+  d->o = c->o;
+  return 0;
+}
 /* Drains the pending list and the queue at stage, retrying deferred
    constraints while bindings happen: 0, or the first failing step's status. */
 int nx__shape_run(nx_shape_session *s, int stage);

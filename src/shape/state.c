@@ -135,9 +135,9 @@ int nx_shape_var_read(nx_shape_session *s, int id, nx_shape_var_info *out) {
   out->is_row = e->is_row;
   out->name = e->name;
   if (e->is_row) {
-    if (s->val[id].r) out->row = nx__shape_rsub_full(s, s->val[id].r);
+    if (NX__VAL(s, id).r) out->row = nx__shape_rsub_full(s, NX__VAL(s, id).r);
   } else {
-    if (s->val[id].d) out->dim = nx__shape_dsub(s, s->val[id].d);
+    if (NX__VAL(s, id).d) out->dim = nx__shape_dsub(s, NX__VAL(s, id).d);
     out->lower = e->glb;
     out->at_least = e->at_least;
   }
