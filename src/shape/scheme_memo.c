@@ -205,7 +205,7 @@ static int rdim(rec *r, const nx_dim *d) {
     else {
       e.d.kind = NX__D_VAR;
       e.d.var = code(r, d->var);
-      e.self = r->s->self[d->var].d == d;
+      e.self = NX__SELF(r->s, d->var).d == d;
     }
     break;
   case NX__D_AFFINE:
@@ -248,7 +248,7 @@ static int rrow(rec *r, const nx_row *w) {
     ext = ext && r->m->dims[d[k]].ext;
   }
   mrow e = {.n = n, .nbeg = w->nbeg, .var = code(r, w->var), .dims = put_ints(r, d, n)};
-  e.self = !n && w->var >= r->at->V0 && r->s->self[w->var].r == w;
+  e.self = !n && w->var >= r->at->V0 && NX__SELF(r->s, w->var).r == w;
   if (ext) e.ext = w;
   if (r->bad || GROW(r, rows, nrows, caprows)) return -1;
   r->m->rows[i = r->m->nrows++] = e;
@@ -319,14 +319,14 @@ static void rvar(rec *r, int v, mvar *x) {
     x->v.watch = rel(r, e->watch, at->B0), x->v.watch_tail = rel(r, e->watch_tail, at->B0);
     x->edges = redges(r, e->edges, e->edges_tail, &x->edges_tail);
     x->v.edges = x->v.edges_tail = NULL;
-    x->val = rrow(r, s->val[v].r) + 1;
+    x->val = rrow(r, NX__VAL(s, v).r) + 1;
   } else {
     x->glb = rdim(r, e->glb) + 1;
     x->glb_o = rorig(r, e->glb_o) + 1;
     x->v.glb = NULL, x->v.glb_o = NULL;
-    x->val = rdim(r, s->val[v].d) + 1;
+    x->val = rdim(r, NX__VAL(s, v).d) + 1;
   }
-  x->self = s->self[v].d != NULL;
+  x->self = NX__SELF(s, v).d != NULL;
   x->opnd = (s->opnd_bits[v >> 6] >> (v & 63)) & 1;
 }
 
@@ -381,8 +381,8 @@ static bool in_new(const nx__chunk *c, const nx__arena_mark *m, const void *p) {
 static bool real_change(nx_shape_session *s, const nx__memo_at *at, const nx__undo *u) {
   switch (u->kind) {
   case NX__U_VAR: return memcmp(&u->var, NX__VAR_AT(s, u->index), sizeof u->var) != 0;
-  case NX__U_VAL: return s->val[u->index].d != u->val.d;
-  case NX__U_SELF: return s->self[u->index].d != u->val.d;
+  case NX__U_VAL: return NX__VAL(s, u->index).d != u->val.d;
+  case NX__U_SELF: return NX__SELF(s, u->index).d != u->val.d;
   case NX__U_LINK: return memcmp(&s->lk[u->index], &u->link, sizeof u->link) != 0;
   case NX__U_LBOUND: return memcmp(&s->lbs[u->index], &u->lb, sizeof u->lb) != 0;
   default:
@@ -519,19 +519,19 @@ static int var_of(const mk *x, int c) { return c < 0 ? x->V + (-c - 1) : c; }
    first use. */
 static const void *self_of(mk *x, int v, bool is_row) {
   nx_shape_session *s = x->s;
-  if (s->self[v].d) return s->self[v].d;
+  if (NX__SELF(s, v).d) return NX__SELF(s, v).d;
   if (is_row) {
     nx_row *r = nx__shape_alloc_in(&s->self_chunks, sizeof *r);
     if (!r) return NULL;
     r->beg = r->dims = (const nx_dim **)(r + 1);
     r->var = v;
-    return s->self[v].r = r;
+    return NX__SELF(s, v).r = r;
   }
   nx_dim *d = nx__shape_alloc_in(&s->self_chunks, NX__DIM_VAR_SIZE);
   if (!d) return NULL;
   d->kind = NX__D_VAR;
   d->var = v;
-  return s->self[v].d = d;
+  return NX__SELF(s, v).d = d;
 }
 
 static int make_dims(mk *x) {
@@ -657,11 +657,11 @@ static void make_vars(mk *x) {
       /* a search's stamp, +n while it runs and -n once finished */
       if (e->v.stamp > m->S0) r->stamp = e->v.stamp - m->S0 + x->S;
       else if (e->v.stamp < -m->S0) r->stamp = e->v.stamp + m->S0 - x->S;
-      s->val[v].r = e->val ? x->R[e->val - 1] : NULL;
+      NX__VAL(s, v).r = e->val ? x->R[e->val - 1] : NULL;
     } else {
       r->glb = e->glb ? x->D[e->glb - 1] : NULL;
       r->glb_o = e->glb_o ? x->O[e->glb_o - 1] : NULL;
-      s->val[v].d = e->val ? x->D[e->val - 1] : NULL;
+      NX__VAL(s, v).d = e->val ? x->D[e->val - 1] : NULL;
     }
     if (e->opnd) nx__shape_mark_opnd(s, v);
   }
@@ -726,7 +726,7 @@ static int reserve(nx_shape_session *s, const nx__memo *m) {
 static int make_objects(mk *x, int id0, nx__cons *marks) {
   const nx__memo *m = x->m;
   nx_shape_session *s = x->s;
-  for (int i = 0; i < m->nvars; i++) s->val[x->V + i].d = NULL, s->self[x->V + i].d = NULL; /* past nvars: free slots */
+  for (int i = 0; i < m->nvars; i++) NX__VAL(s, x->V + i).d = NULL, NX__SELF(s, x->V + i).d = NULL; /* past nvars: free slots */
   int rc = make_tensors(x, id0);
   for (int i = 0; !rc && i < m->nedges; i++)
     if (!(x->E[i] = nx__shape_alloc(s, sizeof *x->E[i]))) rc = NX_ENOMEM;
