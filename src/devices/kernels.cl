@@ -141,16 +141,19 @@ NX_DEV bool nx__unit(NX_G const long *plan, int n) {
    transposed operand, a strided or broadcast one) it takes a share of the
    tiles: NX__TILE_COLS elements along axis 0 by NX__TILE_ROWS along axis 1;
    a work item's tiles run along axis 0 through NX__TILE_SPAN elements.
-   Where the written operand is unit-stride along axis 0 and every read
-   operand that is not is of a byte or more (up to 64 bits), each of those
-   is first copied, tile by tile, into a private block of its own, its rows
-   contiguous (nx__pack), and the tile's rows then run as the unit-stride
-   walk's plain loop, the packed operands read from their blocks. Otherwise
-   the tile is walked row by row in place, so that an operand adjacent along
-   axis 1 (a transpose) still uses each cache line it loads for every row of
-   the tile. Positions and strides are copied into scalars and q written at
-   constant indices, so that they live in registers: a CPU compiler
-   vectorizes no loop that addresses through a private array. */
+   Each read operand that is not unit-stride along axis 0 and is of a byte
+   or more (up to 64 bits) is first copied, tile by tile, into a private
+   block of its own, its rows contiguous (nx__pack); then the tile's rows
+   run as one loop, the packed operands read from their blocks at unit
+   stride and the others in place at their own. Where every operand is then
+   unit-stride (the written one dense, the reads dense or packed) the
+   compiler's check of the strides takes the loop's vector version; where
+   not (a strided written operand, a transposed sub-byte or 128-bit one)
+   the tile still makes an operand adjacent along axis 1 use each cache
+   line it loads for every row. Positions and strides are copied into
+   scalars and q written at constant indices, so that they live in
+   registers: a CPU compiler vectorizes no loop that addresses through a
+   private array. */
 #define NX__TILE_COLS 32
 #define NX__TILE_ROWS 32
 #define NX__TILE_SPAN 1024
@@ -163,7 +166,8 @@ NX_DEV bool nx__unit(NX_G const long *plan, int n) {
    along axis 1, transposed by shuffles, stored along axis 0); element by
    element otherwise and at the edges, a loop the compiler must not
    vectorize (its strided stores become scatters, slower than the scalar
-   loop). */
+   loop). Not inlined: called once a tile, it would otherwise be compiled
+   again into every kernel's walk, once per read operand. */
 #define NX__PACK_EL(T, ta, tb, ja, jb)                                                                    \
   for (long t = ta; t < tb; t++) {                                                                        \
     _Pragma("clang loop vectorize(disable)") for (long j = ja; j < jb; j++)                               \
@@ -217,7 +221,7 @@ NX_DEV void nx__t4x4(ulong *d, long dp, NX_G const ulong *x, long xp) {
 #else
 #define NX__PACK_BLOCKS(T, B, fn)
 #endif
-NX_DEV void nx__pack(ulong *s, NX_G const uchar *x, long p, long a, long b, long cols, long rows, int bits) {
+static __attribute__((noinline)) void nx__pack(ulong *s, NX_G const uchar *x, long p, long a, long b, long cols, long rows, int bits) {
   switch (bits) {
   case 8: NX__PACK_EL(uchar, 0, cols, 0, rows) return;
   case 16: NX__PACK_EL(ushort, 0, cols, 0, rows) return;
@@ -234,7 +238,6 @@ NX_DEV void nx__pack(ulong *s, NX_G const uchar *x, long p, long a, long b, long
 #define NX__READ(k, X, XB)                                                                                \
   ulong blk##k##_[NX__TILE_COLS * NX__TILE_ROWS];                                                         \
   pk##k##_ = a##k != 1 && (XB) >= 8 && (XB) <= 64;                                                        \
-  packed_ &= a##k == 1 || pk##k##_;                                                                       \
   NX_G const uchar *x##k##_ = pk##k##_ ? (NX_G const uchar *)(ulong)blk##k##_ : X;
 #define NX__PACK(k, X, XB)                                                                                \
   if (pk##k##_) nx__pack(blk##k##_, X, p##k##_ + c_ * a##k, a##k, b##k, ce_ - c_, rows_, XB);
@@ -262,8 +265,9 @@ NX_DEV void nx__pack(ulong *s, NX_G const uchar *x, long p, long a, long b, long
         }                                                                                                 \
       }                                                                                                   \
     } else {                                                                                              \
-      bool packed_ = a0 == 1, pk1_ = false, pk2_ = false, pk3_ = false;                                   \
+      bool pk1_ = false, pk2_ = false, pk3_ = false;                                                      \
       READS                                                                                               \
+      long u1_ = pk1_ ? 1 : a1, u2_ = pk2_ ? 1 : a2, u3_ = pk3_ ? 1 : a3;                                 \
       long e1 = nx__ext(plan, 1), spans = (e0 + NX__TILE_SPAN - 1) / NX__TILE_SPAN;                       \
       long bands = (e1 + NX__TILE_ROWS - 1) / NX__TILE_ROWS, units = count / (e0 * e1) * bands * spans;   \
       long per_ = (units + NX__GSIZE() - 1) / NX__GSIZE(), lo_ = NX__GID() * per_;                        \
@@ -276,25 +280,17 @@ NX_DEV void nx__pack(ulong *s, NX_G const uchar *x, long p, long a, long b, long
         long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                      \
         for (long c_ = c0_; c_ < c1_; c_ += NX__TILE_COLS) {                                              \
           long ce_ = c_ + NX__TILE_COLS < c1_ ? c_ + NX__TILE_COLS : c1_;                                 \
-          if (packed_) {                                                                                  \
-            PACKS                                                                                         \
-            for (long j_ = 0; j_ < rows_; j_++) {                                                         \
-              long r0_ = p0_ + j_ * b0, r1_ = pk1_ ? j_ * NX__TILE_COLS - c_ : p1_ + j_ * b1;             \
-              long r2_ = pk2_ ? j_ * NX__TILE_COLS - c_ : p2_ + j_ * b2;                                  \
-              long r3_ = pk3_ ? j_ * NX__TILE_COLS - c_ : p3_ + j_ * b3;                                  \
-              for (long t_ = c_; t_ < ce_; t_++) {                                                        \
-                long q[4] = {r0_ + t_, r1_ + t_, r2_ + t_, r3_ + t_};                                     \
-                SHADOWS                                                                                   \
-                BODY                                                                                      \
-              }                                                                                           \
+          PACKS                                                                                           \
+          for (long j_ = 0; j_ < rows_; j_++) {                                                           \
+            long r0_ = p0_ + j_ * b0, r1_ = pk1_ ? j_ * NX__TILE_COLS - c_ : p1_ + j_ * b1;               \
+            long r2_ = pk2_ ? j_ * NX__TILE_COLS - c_ : p2_ + j_ * b2;                                    \
+            long r3_ = pk3_ ? j_ * NX__TILE_COLS - c_ : p3_ + j_ * b3;                                    \
+            for (long t_ = c_; t_ < ce_; t_++) {                                                          \
+              long q[4] = {r0_ + t_ * a0, r1_ + t_ * u1_, r2_ + t_ * u2_, r3_ + t_ * u3_};                \
+              SHADOWS                                                                                     \
+              BODY                                                                                        \
             }                                                                                             \
-          } else                                                                                          \
-            for (long j_ = 0; j_ < rows_; j_++)                                                           \
-              for (long t_ = c_; t_ < ce_; t_++) {                                                        \
-                long q[4] = {p0_ + j_ * b0 + t_ * a0, p1_ + j_ * b1 + t_ * a1, p2_ + j_ * b2 + t_ * a2,   \
-                             p3_ + j_ * b3 + t_ * a3};                                                    \
-                BODY                                                                                      \
-              }                                                                                           \
+          }                                                                                               \
         }                                                                                                 \
       }                                                                                                   \
     }                                                                                                     \
