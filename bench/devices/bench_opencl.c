@@ -38,7 +38,7 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void die(const char *what) {
+_Noreturn static void die(const char *what) {
   fprintf(stderr, "bench_opencl: %s: %s\n", what, nx_error_message());
   exit(1);
 }
