@@ -139,17 +139,111 @@ NX_DEV bool nx__unit(NX_G const long *plan, int n) {
    the position of a row's first element by nx__at, once per row, then the
    row as a plain loop (what a CPU compiler vectorizes). Elsewhere (a
    transposed operand, a strided or broadcast one) it takes a share of the
-   tiles: NX__TILE_COLS elements along axis 0 by NX__TILE_ROWS along axis 1,
-   walked row by row, so that an operand adjacent along axis 1 (a transpose)
-   uses each cache line it loads for every row of the tile; a work item's
-   tiles run along axis 0 through NX__TILE_SPAN elements. Positions and
-   strides are copied into scalars and q written at constant indices, so
-   that they live in registers: a CPU compiler vectorizes no loop that
-   addresses through a private array. */
-#define NX__TILE_COLS 64
-#define NX__TILE_ROWS 16
+   tiles: NX__TILE_COLS elements along axis 0 by NX__TILE_ROWS along axis 1;
+   a work item's tiles run along axis 0 through NX__TILE_SPAN elements.
+   Each read operand that is not unit-stride along axis 0 and is of a byte
+   or more (up to 64 bits) is first copied, tile by tile, into a private
+   block of its own, its rows contiguous (nx__pack); then the tile's rows
+   run as one loop, the packed operands read from their blocks at unit
+   stride and the others in place at their own. Where every operand is then
+   unit-stride (the written one dense, the reads dense or packed) the
+   compiler's check of the strides takes the loop's vector version; where
+   not (a strided written operand, a transposed sub-byte or 128-bit one)
+   the tile still makes an operand adjacent along axis 1 use each cache
+   line it loads for every row. Positions and strides are copied into
+   scalars and q written at constant indices, so that they live in
+   registers: a CPU compiler vectorizes no loop that addresses through a
+   private array. */
+#define NX__TILE_COLS 32
+#define NX__TILE_ROWS 32
 #define NX__TILE_SPAN 1024
-#define NX__EACH(n, BODY)                                                                                 \
+
+/* Operand x's tile of cols elements along axis 0 by rows along axis 1 from
+   position p (strides a, b), bits wide, into s: element (t, j) at
+   s[j * NX__TILE_COLS + t]. A copy of bits. Where the operand is adjacent
+   along axis 1 (b == 1, a transpose), 32- and 64-bit elements move in
+   blocks of 8 x 8 and 4 x 4 through vector registers (whole vectors loaded
+   along axis 1, transposed by shuffles, stored along axis 0); element by
+   element otherwise and at the edges, a loop the compiler must not
+   vectorize (its strided stores become scatters, slower than the scalar
+   loop). Not inlined: called once a tile, it would otherwise be compiled
+   again into every kernel's walk, once per read operand. */
+#define NX__PACK_EL(T, ta, tb, ja, jb)                                                                    \
+  for (long t = ta; t < tb; t++) {                                                                        \
+    _Pragma("clang loop vectorize(disable)") for (long j = ja; j < jb; j++)                               \
+      ((T *)s)[j * NX__TILE_COLS + t] = ((NX_G const T *)x)[p + t * a + j * b];                           \
+  }
+#if defined(__clang__)
+#define NX__SHUF __builtin_shufflevector
+/* Rows r0..r7 of 8 elements (at x, pitch xp) become the columns of d (pitch
+   dp): d[k * dp + i] = x[i * xp + k]. */
+NX_DEV void nx__t8x8(uint *d, long dp, NX_G const uint *x, long xp) {
+  uint8 r0 = vload8(0, x), r1 = vload8(0, x + xp), r2 = vload8(0, x + 2 * xp), r3 = vload8(0, x + 3 * xp);
+  uint8 r4 = vload8(0, x + 4 * xp), r5 = vload8(0, x + 5 * xp), r6 = vload8(0, x + 6 * xp), r7 = vload8(0, x + 7 * xp);
+  uint8 t0 = NX__SHUF(r0, r1, 0, 8, 1, 9, 4, 12, 5, 13), t1 = NX__SHUF(r0, r1, 2, 10, 3, 11, 6, 14, 7, 15);
+  uint8 t2 = NX__SHUF(r2, r3, 0, 8, 1, 9, 4, 12, 5, 13), t3 = NX__SHUF(r2, r3, 2, 10, 3, 11, 6, 14, 7, 15);
+  uint8 t4 = NX__SHUF(r4, r5, 0, 8, 1, 9, 4, 12, 5, 13), t5 = NX__SHUF(r4, r5, 2, 10, 3, 11, 6, 14, 7, 15);
+  uint8 t6 = NX__SHUF(r6, r7, 0, 8, 1, 9, 4, 12, 5, 13), t7 = NX__SHUF(r6, r7, 2, 10, 3, 11, 6, 14, 7, 15);
+  uint8 u0 = NX__SHUF(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13), u1 = NX__SHUF(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+  uint8 u2 = NX__SHUF(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13), u3 = NX__SHUF(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+  uint8 u4 = NX__SHUF(t4, t6, 0, 1, 8, 9, 4, 5, 12, 13), u5 = NX__SHUF(t4, t6, 2, 3, 10, 11, 6, 7, 14, 15);
+  uint8 u6 = NX__SHUF(t5, t7, 0, 1, 8, 9, 4, 5, 12, 13), u7 = NX__SHUF(t5, t7, 2, 3, 10, 11, 6, 7, 14, 15);
+  vstore8(NX__SHUF(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11), 0, d);
+  vstore8(NX__SHUF(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11), 0, d + dp);
+  vstore8(NX__SHUF(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11), 0, d + 2 * dp);
+  vstore8(NX__SHUF(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11), 0, d + 3 * dp);
+  vstore8(NX__SHUF(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15), 0, d + 4 * dp);
+  vstore8(NX__SHUF(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15), 0, d + 5 * dp);
+  vstore8(NX__SHUF(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15), 0, d + 6 * dp);
+  vstore8(NX__SHUF(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15), 0, d + 7 * dp);
+}
+/* The same for 4 x 4 64-bit elements. */
+NX_DEV void nx__t4x4(ulong *d, long dp, NX_G const ulong *x, long xp) {
+  ulong4 r0 = vload4(0, x), r1 = vload4(0, x + xp), r2 = vload4(0, x + 2 * xp), r3 = vload4(0, x + 3 * xp);
+  ulong4 t0 = NX__SHUF(r0, r1, 0, 4, 2, 6), t1 = NX__SHUF(r0, r1, 1, 5, 3, 7);
+  ulong4 t2 = NX__SHUF(r2, r3, 0, 4, 2, 6), t3 = NX__SHUF(r2, r3, 1, 5, 3, 7);
+  vstore4(NX__SHUF(t0, t2, 0, 1, 4, 5), 0, d);
+  vstore4(NX__SHUF(t1, t3, 0, 1, 4, 5), 0, d + dp);
+  vstore4(NX__SHUF(t0, t2, 2, 3, 6, 7), 0, d + 2 * dp);
+  vstore4(NX__SHUF(t1, t3, 2, 3, 6, 7), 0, d + 3 * dp);
+}
+/* Blocks of B x B by fn where b == 1, the edges element by element. */
+#define NX__PACK_BLOCKS(T, B, fn)                                                                         \
+  if (b == 1) {                                                                                           \
+    long cb = cols / B * B, rb = rows / B * B;                                                            \
+    for (long t = 0; t < cb; t += B)                                                                      \
+      for (long j = 0; j < rb; j += B)                                                                    \
+        fn((T *)s + j * NX__TILE_COLS + t, NX__TILE_COLS, (NX_G const T *)x + p + t * a + j, a);          \
+    NX__PACK_EL(T, cb, cols, 0, rows)                                                                     \
+    NX__PACK_EL(T, 0, cb, rb, rows)                                                                       \
+    return;                                                                                               \
+  }
+#else
+#define NX__PACK_BLOCKS(T, B, fn)
+#endif
+static __attribute__((noinline)) void nx__pack(ulong *s, NX_G const uchar *x, long p, long a, long b, long cols, long rows, int bits) {
+  switch (bits) {
+  case 8: NX__PACK_EL(uchar, 0, cols, 0, rows) return;
+  case 16: NX__PACK_EL(ushort, 0, cols, 0, rows) return;
+  case 32: NX__PACK_BLOCKS(uint, 8, nx__t8x8) NX__PACK_EL(uint, 0, cols, 0, rows) return;
+  default: NX__PACK_BLOCKS(ulong, 4, nx__t4x4) NX__PACK_EL(ulong, 0, cols, 0, rows) return;
+  }
+}
+
+/* Read operand k (its kernel argument X, elements XB bits wide) of the
+   packed walk: whether it is packed (pk<k>_), its block (blk<k>_), and the
+   memory the tile's rows read it from (x<k>_, named X inside the row
+   loop). A block is addressed as global memory: a CPU device has one
+   address space, so the private block's address is the same there. */
+#define NX__READ(k, X, XB)                                                                                \
+  ulong blk##k##_[NX__TILE_COLS * NX__TILE_ROWS];                                                         \
+  pk##k##_ = a##k != 1 && (XB) >= 8 && (XB) <= 64;                                                        \
+  NX_G const uchar *x##k##_ = pk##k##_ ? (NX_G const uchar *)(ulong)blk##k##_ : X;
+#define NX__PACK(k, X, XB)                                                                                \
+  if (pk##k##_) nx__pack(blk##k##_, X, p##k##_ + c_ * a##k, a##k, b##k, ce_ - c_, rows_, XB);
+#define NX__SHADOW(k, X) NX_G const uchar *X = x##k##_;
+
+#define NX__WALK(n, READS, PACKS, SHADOWS, BODY)                                                          \
   {                                                                                                       \
     long count = plan[1], pos[4] = {0}, s0[4] = {0}, s1[4] = {0}, e0 = nx__ext(plan, 0);                  \
     for (int k_ = 0; k_ < n; k_++) {                                                                      \
@@ -171,6 +265,9 @@ NX_DEV bool nx__unit(NX_G const long *plan, int n) {
         }                                                                                                 \
       }                                                                                                   \
     } else {                                                                                              \
+      bool pk1_ = false, pk2_ = false, pk3_ = false;                                                      \
+      READS                                                                                               \
+      long u1_ = pk1_ ? 1 : a1, u2_ = pk2_ ? 1 : a2, u3_ = pk3_ ? 1 : a3;                                 \
       long e1 = nx__ext(plan, 1), spans = (e0 + NX__TILE_SPAN - 1) / NX__TILE_SPAN;                       \
       long bands = (e1 + NX__TILE_ROWS - 1) / NX__TILE_ROWS, units = count / (e0 * e1) * bands * spans;   \
       long per_ = (units + NX__GSIZE() - 1) / NX__GSIZE(), lo_ = NX__GID() * per_;                        \
@@ -183,25 +280,45 @@ NX_DEV bool nx__unit(NX_G const long *plan, int n) {
         long p0_ = pos[0], p1_ = pos[1], p2_ = pos[2], p3_ = pos[3];                                      \
         for (long c_ = c0_; c_ < c1_; c_ += NX__TILE_COLS) {                                              \
           long ce_ = c_ + NX__TILE_COLS < c1_ ? c_ + NX__TILE_COLS : c1_;                                 \
-          for (long j_ = 0; j_ < rows_; j_++)                                                             \
+          PACKS                                                                                           \
+          for (long j_ = 0; j_ < rows_; j_++) {                                                           \
+            long r0_ = p0_ + j_ * b0, r1_ = pk1_ ? j_ * NX__TILE_COLS - c_ : p1_ + j_ * b1;               \
+            long r2_ = pk2_ ? j_ * NX__TILE_COLS - c_ : p2_ + j_ * b2;                                    \
+            long r3_ = pk3_ ? j_ * NX__TILE_COLS - c_ : p3_ + j_ * b3;                                    \
             for (long t_ = c_; t_ < ce_; t_++) {                                                          \
-              long q[4] = {p0_ + j_ * b0 + t_ * a0, p1_ + j_ * b1 + t_ * a1, p2_ + j_ * b2 + t_ * a2,      \
-                           p3_ + j_ * b3 + t_ * a3};                                                      \
+              long q[4] = {r0_ + t_ * a0, r1_ + t_ * u1_, r2_ + t_ * u2_, r3_ + t_ * u3_};                \
+              SHADOWS                                                                                     \
               BODY                                                                                        \
             }                                                                                             \
+          }                                                                                               \
         }                                                                                                 \
       }                                                                                                   \
     }                                                                                                     \
   }
+/* The walks of kernels with no read operand, one, two and three: their
+   read operands' arguments and element bits. */
+#define NX__EACH0(BODY) NX__WALK(1, , , , BODY)
+#define NX__EACH1(BODY, X, XB) NX__WALK(2, NX__READ(1, X, XB), NX__PACK(1, X, XB), NX__SHADOW(1, X), BODY)
+#define NX__EACH2(BODY, X, XB, Y, YB)                                                                     \
+  NX__WALK(3, NX__READ(1, X, XB) NX__READ(2, Y, YB), NX__PACK(1, X, XB) NX__PACK(2, Y, YB),               \
+           NX__SHADOW(1, X) NX__SHADOW(2, Y), BODY)
+#define NX__EACH3(BODY, X, XB, Y, YB, W, WB)                                                              \
+  NX__WALK(4, NX__READ(1, X, XB) NX__READ(2, Y, YB) NX__READ(3, W, WB),                                   \
+           NX__PACK(1, X, XB) NX__PACK(2, Y, YB) NX__PACK(3, W, WB),                                      \
+           NX__SHADOW(1, X) NX__SHADOW(2, Y) NX__SHADOW(3, W), BODY)
 #else
 #define NX__EACH(n, BODY)                                                                      \
-  {                                                                                            \
-    long count = plan[1], q[n];                                                                \
-    for (long i_ = NX__GID(); i_ < count; i_ += NX__GSIZE()) {                                 \
-      nx__at(plan, n, i_, q);                                                                  \
-      BODY                                                                                     \
-    }                                                                                          \
+  {                                                                                                       \
+    long count = plan[1], q[n];                                                                           \
+    for (long i_ = NX__GID(); i_ < count; i_ += NX__GSIZE()) {                                            \
+      nx__at(plan, n, i_, q);                                                                             \
+      BODY                                                                                                \
+    }                                                                                                     \
   }
+#define NX__EACH0(BODY) NX__EACH(1, BODY)
+#define NX__EACH1(BODY, X, XB) NX__EACH(2, BODY)
+#define NX__EACH2(BODY, X, XB, Y, YB) NX__EACH(3, BODY)
+#define NX__EACH3(BODY, X, XB, Y, YB, W, WB) NX__EACH(4, BODY)
 #endif
 
 /* Every kernel is an element function, inlined into the loop of the
@@ -214,7 +331,7 @@ NX_INL void nx__fill_el(NX_G uchar *z, const long *q, int bits, ulong lo, ulong 
 }
 #define NX__FILL(name, BITS)                                                             \
   NX_KERNEL name(NX_G uchar *z, NX_G const long *plan, int bits, ulong lo, ulong hi) {   \
-    NX__EACH(1, nx__fill_el(z, q, BITS, lo, hi);)                                        \
+    NX__EACH0(nx__fill_el(z, q, BITS, lo, hi);)                                          \
   }
 NX__FILL(nx_fill, bits)
 
@@ -224,7 +341,7 @@ NX_INL void nx__copy_el(NX_G uchar *z, NX_G const uchar *x, const long *q, int b
 }
 #define NX__COPY(name, BITS)                                                             \
   NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int bits) {  \
-    NX__EACH(2, nx__copy_el(z, x, q, BITS);)                                             \
+    NX__EACH1(nx__copy_el(z, x, q, BITS);, x, BITS)                                      \
   }
 NX__COPY(nx_copy, bits)
 
@@ -240,7 +357,7 @@ NX_INL void nx__where_el(NX_G uchar *z, NX_G const uchar *c, NX_G const uchar *x
 #define NX__WHERE(name, BITS, CBITS)                                                             \
   NX_KERNEL name(NX_G uchar *z, NX_G const uchar *c, NX_G const uchar *x, NX_G const uchar *y,   \
                  NX_G const long *plan, int bits, int cbits) {                                   \
-    NX__EACH(4, nx__where_el(z, c, x, y, q, BITS, CBITS);)                                       \
+    NX__EACH3(nx__where_el(z, c, x, y, q, BITS, CBITS);, c, CBITS, x, BITS, y, BITS)             \
   }
 NX__WHERE(nx_where, bits, cbits)
 
@@ -465,7 +582,7 @@ NX_INL void nx__cast_el(NX_G uchar *z, NX_G const uchar *x, const long *q, int t
 }
 #define NX__CAST(name, TO, FROM)                                                               \
   NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int to, int from) { \
-    NX__EACH(2, nx__cast_el(z, x, q, TO, FROM);)                                               \
+    NX__EACH1(nx__cast_el(z, x, q, TO, FROM);, x, nx_dtype_bits_of(FROM))                       \
   }
 NX__CAST(nx_cast, to, from)
 
@@ -640,7 +757,7 @@ NX_INL void nx__binary_el(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *
 #define NX__BINARY(name, OP, DT)                                                                          \
   NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,   \
                  int dt) {                                                                                \
-    NX__EACH(3, nx__binary_el(z, x, y, q, OP, DT);)                                                       \
+    NX__EACH2(nx__binary_el(z, x, y, q, OP, DT);, x, nx_dtype_bits_of(DT), y, nx_dtype_bits_of(DT))       \
   }
 NX__BINARY(nx_binary, op, dt)
 
@@ -685,7 +802,7 @@ NX_INL void nx__unary_el(NX_G uchar *z, NX_G const uchar *x, const long *pos, in
 }
 #define NX__UNARY(name, OP, DT)                                                                \
   NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const long *plan, int op, int dt) {  \
-    NX__EACH(2, nx__unary_el(z, x, q, OP, DT);)                                                \
+    NX__EACH1(nx__unary_el(z, x, q, OP, DT);, x, nx_dtype_bits_of(DT))                         \
   }
 NX__UNARY(nx_unary, op, dt)
 
@@ -723,7 +840,7 @@ NX_INL void nx__compare_el(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar 
 #define NX__COMPARE(name, OP, DT, ZT)                                                                     \
   NX_KERNEL name(NX_G uchar *z, NX_G const uchar *x, NX_G const uchar *y, NX_G const long *plan, int op,   \
                  int dt, int zt) {                                                                        \
-    NX__EACH(3, nx__compare_el(z, x, y, q, OP, DT, ZT);)                                                  \
+    NX__EACH2(nx__compare_el(z, x, y, q, OP, DT, ZT);, x, nx_dtype_bits_of(DT), y, nx_dtype_bits_of(DT))  \
   }
 NX__COMPARE(nx_compare, op, dt, zt)
 

@@ -313,7 +313,7 @@ static void large_cases(nx_device *dev) {
   static const struct { int64_t rows, cols, pitch; bool tz, tx; } shapes[] = {
       {151, 333, 333, false, false}, /* contiguous: one run */
       {151, 333, 400, false, false}, /* rows with gaps */
-      {23, 2100, 2100, false, true}, /* the source transposed: 3 spans, 2 bands */
+      {43, 2100, 2100, false, true}, /* the source transposed: 3 spans, 2 bands */
       {333, 151, 151, true, false},  /* the destination transposed */
   };
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
