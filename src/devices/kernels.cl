@@ -470,6 +470,20 @@ NX_DEV ulong nx__f32_arith(int op, int code, ulong a, ulong b) {
   return code == NX_FLOAT32 ? u : nx__store_f32bits(code, u);
 }
 
+/* float32 sqrt in float32, on a device whose float32 sqrt is correctly
+   rounded (NX__F32_SQRT: the build asks for it with
+   -cl-fp32-correctly-rounded-divide-sqrt where the device says it has it):
+   the float64 path's bits, since float64's 53 bits are at least twice
+   float32's 24 and 2 more, so sqrt rounded to float64 and then to float32
+   is sqrt rounded once; NaNs as nx__nan1 has them (a NaN's own, quieted;
+   an invalid operand's the host's default NaN). Twice the lanes of the
+   float64 path on a CPU device. */
+NX_DEV ulong nx__f32_sqrt(uint u) {
+  float x = as_float(u), r = sqrt(x);
+  uint dn = (uint)(NX__DEFAULT_NAN >> 63) << 31 | 0x7FC00000u;
+  return isnan(x) ? (u | 0x400000u) : isnan(r) ? dn : as_uint(r);
+}
+
 /* A float32 (bits u) into the `bits`-wide integer (8, 16 or 32 bits),
    signed or not: nx__store_int's result (truncated toward zero, saturated,
    NaN 0) in float32 and 32-bit lanes. The bounds are powers of two, exact
@@ -779,6 +793,9 @@ NX_INL void nx__unary_el(NX_G uchar *z, NX_G const uchar *x, const long *pos, in
       ulong sb = 1UL << (bits - 1);
       if (op == NX__NEG) lo ^= sb;
       else if (op == NX__ABS) lo &= ~sb;
+#if defined(NX__F32_SQRT)
+      else if (op == NX__SQRT && dt == NX_FLOAT32) lo = nx__f32_sqrt((uint)lo);
+#endif
 #if defined(NX_HAS_DOUBLE)
       else {
         double v = nx__f(dt, lo), r = 0;

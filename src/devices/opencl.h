@@ -29,6 +29,7 @@ typedef struct nx__cl_device {
   cl_device_id id;
   bool fp64, little, cpu; /* cpu: built with NX__CHUNKED (kernels.cl) */
   bool f32_denorms;        /* built with NX__F32_DENORMS */
+  bool f32_sqrt;           /* built with NX__F32_SQRT */
   cl_program prog;
   /* Set and enqueued only on the device's timeline thread: one at a time. */
   cl_kernel kernel[NX__K_KERNELS];

@@ -126,15 +126,18 @@ static void write_binary(cl_program p, const char *path) {
 #endif
 /* The build options for s: a CPU device walks each work item's elements as
    one contiguous chunk (kernels.cl, NX__EACH); a device whose float32 keeps
-   subnormals computes the 16-bit floats in float32 (nx__f32_exact). */
+   subnormals computes the 16-bit floats in float32 (nx__f32_exact); one
+   whose float32 sqrt can be correctly rounded takes float32 sqrt in float32
+   (nx__f32_sqrt). */
 static void options_of(const nx__cl_device *s, char *out, size_t cap) {
-  snprintf(out, cap, "%s%s%s", NX__CL_OPTIONS, s->cpu ? " -DNX__CHUNKED" : "", s->f32_denorms ? " -DNX__F32_DENORMS" : "");
+  snprintf(out, cap, "%s%s%s%s", NX__CL_OPTIONS, s->cpu ? " -DNX__CHUNKED" : "", s->f32_denorms ? " -DNX__F32_DENORMS" : "",
+           s->f32_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt -DNX__F32_SQRT" : "");
 }
 
 /* Builds the program for d: from the cached binary where one loads and
    builds, else from source (and then caches it). */
 static int build(nx__cl_device *s, const char *fn, bool *refused) {
-  char dir[1024], path[1100], options[160];
+  char dir[1024], path[1100], options[256];
   options_of(s, options, sizeof options);
   const char *opts = options;
 #ifdef NX_TESTING
@@ -199,6 +202,7 @@ static int setup(nx_device *d, nx__cl_device *s, const char *fn, bool *refused) 
   clGetDeviceInfo(s->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   s->fp64 = fp64 != 0;
   s->f32_denorms = (fp32 & CL_FP_DENORM) != 0;
+  s->f32_sqrt = (fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   s->little = little == CL_TRUE;
   s->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   int st = build(s, fn, refused);

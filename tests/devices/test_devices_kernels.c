@@ -286,6 +286,44 @@ static void fill_where_cases(nx_device *dev) {
   }
 }
 
+/* float32 sqrt over its special values (both zeros and infinities, NaNs of
+   both signs with payloads, negatives, the subnormals' ends, the largest
+   float) and 2^16 random bit patterns, contiguous: a device that takes it
+   in float32 (an OpenCL device with correctly rounded float32 sqrt) must
+   give the float64 path's bits, NaNs by the host's rule included. */
+static void sqrt_cases(nx_device *dev) {
+  static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+                                     0x7F800001u, 0xFFA12345u, 0x7FBFFFFFu, 0xBF800000u, 0x80000001u, 0x00000001u,
+                                     0x007FFFFFu, 0x00800000u, 0x7F7FFFFFu, 0x3F800000u, 0x40000000u, 0xC0490FDBu};
+  enum { N = (1 << 16) + (int)(sizeof special / sizeof *special) };
+  uint32_t *raw = malloc((size_t)N * 4);
+  CHECK(raw != NULL, "test buffer");
+  if (!raw) return;
+  for (int i = 0; i < N; i++) raw[i] = i < (int)(sizeof special / sizeof *special) ? special[i] : (uint32_t)rnd(&seed);
+  nx_layout l;
+  memset(&l, 0, sizeof l);
+  l.rank = 1;
+  l.extent[0] = N;
+  l.stride[0] = 1;
+  pair x = {NULL, NULL}, z = make_pair_on(dev, NX_MEMORY_DEVICE, NX_FLOAT32, l, N);
+  nx_buffer *hb = raw_buffer(nx_rig_host(), NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, (int64_t)N * 4, (const uint8_t *)raw);
+  nx_buffer *db = raw_buffer(dev, NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, (int64_t)N * 4, (const uint8_t *)raw);
+  free(raw);
+  if (hb && db && z.h) {
+    int s1 = nx_array_v(NX_FLOAT32, &l, hb, &x.h), s2 = nx_array_v(NX_FLOAT32, &l, db, &x.d);
+    CHECK(s1 == 0 && s2 == 0, "nx_array_v: %s", nx_error_message());
+    if (!s1 && !s2) {
+      int hs = nx_sqrt(z.h, x.h), ds = nx_sqrt(z.d, x.d);
+      CHECK(hs == 0 && ds == 0, "sqrt float32 specials: %s", nx_error_message());
+      if (!hs && !ds && same_bytes(z, "sqrt float32 over special values and random bits")) agreed++;
+    }
+  }
+  nx_buffer_release(hb);
+  nx_buffer_release(db);
+  free_pair(x);
+  free_pair(z);
+}
+
 /* ---- Large layouts ------------------------------------------------------- */
 
 /* A two-axis layout of shape {rows, cols}: row-major with `pitch` elements
@@ -536,6 +574,7 @@ int main(int argc, char **argv) {
   cast_cases(d0);
   fill_where_cases(d0);
   large_cases(d0);
+  sqrt_cases(d0);
   binary_cases(d0, NX_MEMORY_DEVICE, 2);
   unary_cases(d0, NX_MEMORY_DEVICE, 2);
   binary_cases(d0, SHARED_KIND, 1);
