@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # OpenBLAS and LAPACKE, optional: without them matmul of float64 and complex
-# and the linear algebra answer NX_DECLINED. Debian's serial OpenBLAS comes
-# first: nx's own pool splits the work, so BLAS must not start threads of
-# its own (the pthread variant is used with its threads set to 1).
+# and the linear algebra answer NX_DECLINED. Debian's threaded OpenBLAS comes
+# first, used with its threads set to 1 (nx's own pool splits the work):
+# Debian's serial variant is built without the locking that makes calls
+# from several threads at once safe, so nx takes its calls one at a time.
 option(NX_BLAS "Use OpenBLAS and LAPACKE where found" ON)
 if(NX_BLAS)
   set(_arch ${CMAKE_LIBRARY_ARCHITECTURE})
-  foreach(v serial pthread)
+  foreach(v pthread serial)
     list(APPEND _blas_libdirs /usr/lib/${_arch}/openblas-${v})
     list(APPEND _blas_incdirs /usr/include/${_arch}/openblas-${v})
   endforeach()

@@ -23,9 +23,11 @@ cd "$(dirname "$0")/.."
 
 # The io module's build dependencies: libzip (.npz) and jansson (safetensors headers).
 build_pkgs="build-essential cmake pkg-config libzip-dev libjansson-dev"
-# OpenBLAS (serial: nx's pool runs the threads) and LAPACKE, for matmul of
-# float64 and complex and the linear algebra; the build works without them.
-build_pkgs="$build_pkgs libopenblas-serial-dev liblapacke-dev"
+# OpenBLAS (the threaded variant, set to one thread: nx's pool runs the
+# threads; the serial variant is unsafe to call from two threads at once)
+# and LAPACKE, for matmul of float64 and complex and the linear algebra;
+# the build works without them.
+build_pkgs="$build_pkgs libopenblas-pthread-dev liblapacke-dev"
 test_pkgs="libmpfr-dev libgmp-dev pocl-opencl-icd ocl-icd-opencl-dev opencl-headers python3 clang libclang-rt-14-dev spin tmux"
 apt_pkgs="" venv=0
 for purpose in "$@"; do

@@ -11,7 +11,22 @@
 #include <cblas.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void one_thread(void) { openblas_set_num_threads(1); }
+static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool serial; /* written once, under once */
+
+static void one_thread(void) {
+  openblas_set_num_threads(1);
+  serial = openblas_get_parallel() == 0;
+}
+
+void nx__blas_enter(void) {
+  pthread_once(&once, one_thread);
+  if (serial) pthread_mutex_lock(&serial_lock);
+}
+
+void nx__blas_leave(void) {
+  if (serial) pthread_mutex_unlock(&serial_lock);
+}
 
 bool nx_have_blas(void) { return true; }
 
@@ -30,26 +45,29 @@ static bool avx512_core(const char *name) {
 bool nx__blas_avx512(void) { return avx512_core(openblas_get_corename()); }
 
 void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc) {
-  pthread_once(&once, one_thread);
+  nx__blas_enter();
   enum CBLAS_TRANSPOSE ta = a.trans ? CblasTrans : CblasNoTrans, tb = b.trans ? CblasTrans : CblasNoTrans;
   int M = (int)m, N = (int)n, K = (int)k, la = (int)a.ld, lb = (int)b.ld, lc = (int)ldc;
   switch (dt) {
-  case NX_FLOAT32: cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a.p, la, b.p, lb, 0.0f, c, lc); return;
-  case NX_FLOAT64: cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, a.p, la, b.p, lb, 0.0, c, lc); return;
+  case NX_FLOAT32: cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a.p, la, b.p, lb, 0.0f, c, lc); break;
+  case NX_FLOAT64: cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, a.p, la, b.p, lb, 0.0, c, lc); break;
   case NX_COMPLEX64: {
     const float one[2] = {1, 0}, zero[2] = {0, 0};
     cblas_cgemm(CblasRowMajor, ta, tb, M, N, K, one, a.p, la, b.p, lb, zero, c, lc);
-    return;
+    break;
   }
   default: {
     const double one[2] = {1, 0}, zero[2] = {0, 0};
     cblas_zgemm(CblasRowMajor, ta, tb, M, N, K, one, a.p, la, b.p, lb, zero, c, lc);
-    return;
+    break;
   }
   }
+  nx__blas_leave();
 }
 #else
 bool nx_have_blas(void) { return false; }
+void nx__blas_enter(void) {}
+void nx__blas_leave(void) {}
 bool nx__blas_avx512(void) { return false; }
 bool nx__blas_dtype(nx_dtype dt) {
   (void)dt;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Internal to the linear algebra: BLAS where the build has it. nx's pool
-   runs the threads; BLAS itself runs serially (the serial OpenBLAS, or the
-   threaded one set to one thread once), so two pools never share the
-   cores. */
+   runs the threads; BLAS itself runs on one thread (the threaded OpenBLAS
+   set to one thread once), so two pools never share the cores. */
 #ifndef NX_LINALG_BLAS_H
 #define NX_LINALG_BLAS_H
 
@@ -26,6 +25,15 @@ bool nx__blas_dtype(nx_dtype dt);
    a core without (Debian's 0.3.21 does not recognise Sapphire Rapids and
    picks Prescott's unless OPENBLAS_CORETYPE names one), and without BLAS. */
 bool nx__blas_avx512(void);
+
+/* Enter and leave one BLAS or LAPACK call, from any thread. The first
+   entry sets OpenBLAS to one thread. A serial OpenBLAS (one that runs no
+   threads of its own) may share its buffers between callers: Debian's
+   0.3.21 is built without the locking that makes concurrent calls safe,
+   and two calls at once corrupt each other's results, so with it the calls
+   are taken one at a time under a lock. */
+void nx__blas_enter(void);
+void nx__blas_leave(void);
 
 /* c (m x n, row-major, ldc) = a (m x k) * b (k x n) in dt, one serial call;
    m, n, k and the leading dimensions fit an int (the caller checks). */

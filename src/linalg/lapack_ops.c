@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/alloc.h"
+#include "blas.h"
 
 /* The routine of a's dtype: s, d, c or z. */
 #define L4(dt, f, ...)                                                                                          \
@@ -256,6 +257,7 @@ int nx__lin_batch(nx__lin *c, int64_t t, int *info) {
   parts p = {NULL, 0, scratch(c)};
   if (!p.cap || !(p.block = nx__malloc(p.cap))) return NX_ENOMEM;
   int s;
+  nx__blas_enter();
   switch (c->kind) {
   case NX__L_CHOL: s = cholesky(c, t, &p, info); break;
   case NX__L_QR: s = qr(c, t, &p, info); break;
@@ -264,6 +266,7 @@ int nx__lin_batch(nx__lin *c, int64_t t, int *info) {
   case NX__L_EIGH: s = eigh(c, t, &p, info); break;
   default: s = trsv(c, t, &p, info); break;
   }
+  nx__blas_leave();
   nx__free(p.block);
   return s;
 }
