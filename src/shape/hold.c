@@ -311,7 +311,9 @@ int nx__shape_hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage)
     *seq = h->next;
     h->next = t;
     h->next.n = 0;
-    qsort(seq->p, (size_t)seq->n, sizeof *seq->p, cmp_int);
+    int k = 1;
+    while (k < seq->n && seq->p[k - 1] < seq->p[k]) k++;
+    if (k < seq->n) qsort(seq->p, (size_t)seq->n, sizeof *seq->p, cmp_int); /* mostly woken in order already */
   }
   int i = 0, rc = 0;
   while (!rc) {
