@@ -256,7 +256,7 @@ static void wake_one(nx_shape_session *s, nx__hold *h, int id) {
 }
 
 void nx__shape_wake(nx_shape_session *s, int v) {
-  for (int i = NX__VAR(s, v)->wake; i; i = s->wk[i].next) {
+  for (int i = NX__VARR(s, v)->wake; i; i = s->wk[i].next) {
     int code = s->wk[i].code;
     wake_one(s, code & 1 ? &s->deferred : &s->marks, code >> 1);
   }

@@ -62,16 +62,12 @@ int nx__shape_bind_row(nx_shape_session *s, int v, const nx_row *val, const nx__
     rc = push_row(s, NX__C_ROW_INEQ, lb->row, nx__shape_row_of_var(s, lb->owner), lb->o);
   }
   if (val->var) {
-    nx__var *w = NX__VAR(s, val->var);
-    bool was[5] = {w->is_param, w->safe_to_guess, w->in_pointwise, w->in_spec, w->hidden_param};
-    w->is_param |= e->is_param;
-    w->safe_to_guess |= e->safe_to_guess;
-    w->in_pointwise |= e->in_pointwise;
-    w->in_spec |= e->in_spec;
-    w->hidden_param |= e->hidden_param;
-    if (was[0] != w->is_param || was[1] != w->safe_to_guess || was[2] != w->in_pointwise || was[3] != w->in_spec ||
-        was[4] != w->hidden_param)
+    /* the five flags in one step: w changes (and is touched) only if e has one w lacks */
+    unsigned char gain = e->flags & nx__var_passed_flags() & (unsigned char)~NX__VARR(s, val->var)->flags;
+    if (gain) {
+      NX__VAR(s, val->var)->flags |= gain;
       nx__shape_touch(s, val->var);
+    }
   }
   return rc;
 }

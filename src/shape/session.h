@@ -37,8 +37,13 @@ typedef struct nx__var {
   /* rank classes: union-find with offsets, rank(v) = rank(up) + off */
   int up, off;
   int wake; /* head of its list of held constraints that read it, 0: none */
-  bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
-  bool no_guess : 1; /* a dim the rows of a total-dim constraint decide: closing never guesses it */
+  union {
+    struct {
+      bool is_row : 1, is_param : 1, safe_to_guess : 1, in_pointwise : 1, in_spec : 1, hidden_param : 1, closed_class : 1;
+      bool no_guess : 1; /* a dim the rows of a total-dim constraint decide: closing never guesses it */
+    };
+    unsigned char flags; /* the bits above together, for passing several in one step */
+  };
   /* bytes 64-95: read rarely */
   const char *name;
   struct {           /* row */
@@ -47,6 +52,15 @@ typedef struct nx__var {
     int stamp;       /* rank.c: the search that last reached this class */
   };
 } nx__var;
+
+/* The flags a bound row variable passes to its value's row variable
+   (nx__shape_bind_row), as bits of nx__var's flags: the mask is built from
+   the named fields, the compiler folds it to a constant. */
+static inline unsigned char nx__var_passed_flags(void) {
+  nx__var m = {.flags = 0};
+  m.is_param = m.safe_to_guess = m.in_pointwise = m.in_spec = m.hidden_param = true;
+  return m.flags;
+}
 
 /* ---- The undo log (snapshot.c) ----
    While a snapshot is live, every change to state that existed when the

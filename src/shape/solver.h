@@ -88,7 +88,7 @@ void nx__shape_wake(nx_shape_session *s, int v);
 /* v changed (bound, a new bound or lower bound, a flag): wake its readers. */
 static inline void nx__shape_touch(nx_shape_session *s, int v) {
   s->nchanges++;
-  if (NX__VAR(s, v)->wake) nx__shape_wake(s, v);
+  if (NX__VARR(s, v)->wake) nx__shape_wake(s, v);
 }
 /* An entry whose own step changed something is revisited in the next round
    (it may read what it changed before it was registered on it). */
