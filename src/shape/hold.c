@@ -115,6 +115,7 @@ static int watch(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c) {
 /* ---- The pool ---- */
 
 static void compact(nx__hold *h) {
+  if (h->live[0].n + h->live[1].n == h->nlive) return; /* none dead */
   for (int g = 0; g < 2; g++) {
     int k = 0;
     for (int i = 0; i < h->live[g].n; i++)
@@ -298,11 +299,14 @@ int nx__shape_hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage)
     nx__ivec *a = &h->live[0], *b = &h->live[1];
     bool ua = h->active & 1u, ub = h->active & 2u;
     int i = 0, j = 0;
+    /* room for both lists at once: the merge then stores without checks */
+    if (nx__shape_grow((void **)&seq->p, &seq->cap, (ua ? a->n : 0) + (ub ? b->n : 0), sizeof *seq->p, 64))
+      return NX_ENOMEM;
     while ((ua && i < a->n) || (ub && j < b->n)) {
       int x;
       if (ua && i < a->n && (!ub || j >= b->n || a->p[i] < b->p[j])) x = a->p[i++];
       else x = b->p[j++];
-      if (nx__shape_ivec_push(seq, x)) return NX_ENOMEM;
+      seq->p[seq->n++] = x;
       h->p[x].qp = h->round;
     }
     h->next.n = 0;
