@@ -140,7 +140,8 @@ bool nx__shape_ivec_has(const nx__ivec *v, int x) {
 
 /* Appends x to l through a new link of the pool; NX_ENOMEM leaves l unchanged. */
 int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
-  if (s->nlk == INT_MAX - 1 || nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + 2, sizeof *s->lk, 1024))
+  if (s->caplk - s->nlk < 2 && /* grown by doubling: mostly there is room */
+      (s->nlk == INT_MAX - 1 || nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + 2, sizeof *s->lk, 1024)))
     return NX_ENOMEM;
   int i = ++s->nlk;
   s->lk[i].x = x;
@@ -158,7 +159,8 @@ bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
 }
 
 int nx__shape_lbound_new(nx_shape_session *s) {
-  if (s->nlbs == INT_MAX - 1 || nx__shape_grow((void **)&s->lbs, &s->caplbs, s->nlbs + 2, sizeof *s->lbs, 256))
+  if (s->caplbs - s->nlbs < 2 &&
+      (s->nlbs == INT_MAX - 1 || nx__shape_grow((void **)&s->lbs, &s->caplbs, s->nlbs + 2, sizeof *s->lbs, 256)))
     return NX_ENOMEM;
   int i = ++s->nlbs;
   memset(&s->lbs[i], 0, sizeof s->lbs[i]);

@@ -43,7 +43,8 @@ int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c) {
 static int reg(nx_shape_session *s, int v, int code) {
   nx__var *e = NX__VAR(s, v);
   if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
-  if (s->nwk == INT_MAX - 1 || nx__shape_grow((void **)&s->wk, &s->capwk, s->nwk + 2, sizeof *s->wk, 1024))
+  if (s->capwk - s->nwk < 2 &&
+      (s->nwk == INT_MAX - 1 || nx__shape_grow((void **)&s->wk, &s->capwk, s->nwk + 2, sizeof *s->wk, 1024)))
     return NX_ENOMEM;
   int i = ++s->nwk; /* index 0 is "none" */
   s->wk[i].code = code;
