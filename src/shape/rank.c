@@ -20,13 +20,8 @@
 #include "solver.h"
 #include "../base/alloc.h"
 
-/* The search's body, kept out of line so that satisfy's common case (no
-   lowering needed) saves no registers. */
-#if defined(__GNUC__)
-#define NX__NOINLINE __attribute__((noinline))
-#else
-#define NX__NOINLINE
-#endif
+/* The search's body is kept out of line (NX__NOINLINE) so that satisfy's
+   common case (no lowering needed) saves no registers. */
 
 #define RANK_CYCLE "Infinite number of axes by rank cycle among row variables"
 

@@ -368,7 +368,8 @@ static int solve_dim_ineq(nx_shape_session *s, const nx_dim *res0, const nx_dim 
 
 /* d's size is at least c->n: a variable records the bound, a solved size
    below it (not the top) is an error. */
-static int at_least(nx_shape_session *s, const nx__cons *c) {
+/* Out of line: inlined, it made every step save five registers. */
+static NX__NOINLINE int at_least(nx_shape_session *s, const nx__cons *c) {
   const nx_dim *d = nx__shape_dsub(s, c->d1);
   if (d->kind == NX__D_VAR) {
     nx__var *e = NX__VAR(s, d->var);

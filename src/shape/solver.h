@@ -8,6 +8,14 @@
 
 #include "session.h"
 
+/* Kept out of line: a rare case that would make its caller save registers
+   on every call (rank.c's search, solve.c's at-least). */
+#if defined(__GNUC__)
+#define NX__NOINLINE __attribute__((noinline))
+#else
+#define NX__NOINLINE
+#endif
+
 /* ---- solve.c: the queue, errors and dim constraints ---- */
 /* Appends c to where (s->pending or s->queue): 0 or NX_ENOMEM. Inline,
    with c's address never passed on, and copied member by member: copied
