@@ -47,7 +47,7 @@ static int term_dim(nx_shape_session *s, const nx_dim *d0, bool is_param, const 
 /* A leaf's row: its dims as term_dim; from stage 3 its row variable takes
    its lower bound, from stage 4 the empty row (a parameter's unknown row one
    hidden axis, or the error). */
-static int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
+static NX__NOINLINE int term_row(nx_shape_session *s, const nx__cons *c, int stage) {
   if (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_TERMINAL) return NX__KEEP; /* inert */
   const nx_row *r = nx__shape_rsub(s, c->r1);
   int rc, keep = 0;
@@ -141,10 +141,9 @@ static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage
   return nx__shape_unify_dim(s, d, s->top, m->o);
 }
 
-/* An interior row from stage 6: its row variable to its lower bound (empty
+/* An interior row from stage 6 (nx__shape_close_mark keeps it before): its row variable to its lower bound (empty
    at stage 7), else its dims as shape_dim. */
-static int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {
-  if (stage < 6 || (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_CLOSING)) return NX__KEEP;
+static NX__NOINLINE int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {
   const nx_row *r = nx__shape_rsub(s, c->r1);
   mark_o m = {c, c->t ? NULL : c->o};
   int keep = 0, rc;
@@ -169,7 +168,11 @@ int nx__shape_close_mark(nx_shape_session *s, const nx__cons *c, int stage) {
   switch (c->kind) {
   case NX__C_TERM_DIM: return term_dim(s, c->d1, c->is_param, c->o, stage);
   case NX__C_TERM_ROW: return term_row(s, c, stage);
-  default: return shape_row(s, c, stage);
+  default:
+    /* the most common visit, kept without a call: before stage 6, or
+       while the tensor's closing marks are off, an interior row waits */
+    if (stage < 6 || (c->t && ((const nx_tensor *)c->t)->marks_off & NX_TENSOR_CLOSING)) return NX__KEEP;
+    return shape_row(s, c, stage);
   }
 }
 
