@@ -125,13 +125,16 @@ static void compact(nx__hold *h) {
   }
 }
 
+/* Entry id's constraint into *c (inline for the rounds, which make one per visit). */
+static inline void held_cons(nx_shape_session *s, const nx__hold *h, int id, nx__cons *c) {
+  if (id >= h->vbase && id - h->vbase < h->vn) nx__shape_closing_cons(s, 3 * h->vt0 + (id - h->vbase), c);
+  else *c = h->cs[id < h->vbase ? id : id - h->vn];
+}
+
 nx__cons nx__shape_hold_cons(nx_shape_session *s, const nx__hold *h, int id) {
-  if (id >= h->vbase && id - h->vbase < h->vn) {
-    nx__cons c;
-    nx__shape_closing_cons(s, 3 * h->vt0 + (id - h->vbase), &c);
-    return c;
-  }
-  return h->cs[id < h->vbase ? id : id - h->vn];
+  nx__cons c;
+  held_cons(s, h, id, &c);
+  return c;
 }
 
 /* Room for n more ids. */
@@ -329,7 +332,8 @@ int nx__shape_hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage)
     nx__held *x = &h->p[id];
     if (!x->alive || !(h->active >> x->group & 1u)) continue;
     h->cur = id;
-    nx__cons c = nx__shape_hold_cons(s, h, id);
+    nx__cons c;
+    held_cons(s, h, id, &c);
     s->nprocessed++;
     int64_t before = s->nchanges;
     rc = nx__shape_step(s, &c, stage);

@@ -440,11 +440,6 @@ const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *
   return origin(s, "closing", t, c->nrows, t, c->nrows);
 }
 
-void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c) {
-  const nx_tensor *t = s->tensors.p[i / 3];
-  int k = i % 3;
-  *c = (nx__cons){.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param, .nrows = k, .t = t};
-}
 
 /* Closing adds an interior mark for every row of every tensor. Such a mark
    does nothing before stage 6, so it goes straight to the held marks, after

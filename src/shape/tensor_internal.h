@@ -81,8 +81,13 @@ int nx__shape_axes_parse(nx_shape_session *s, const char *text, const nx_row **r
 /* The origin of an interior mark c (c->t a tensor), made on first use;
    NULL when memory runs out. */
 const nx__origin *nx__shape_closing_origin(nx_shape_session *s, const nx__cons *c);
-/* The interior mark of row i of s->tensors (tensor i / 3, kind i % 3). */
-void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c);
+/* The interior mark of row i of s->tensors (tensor i / 3, kind i % 3);
+   inline: a round of closing makes one per visit. */
+static inline void nx__shape_closing_cons(nx_shape_session *s, int i, nx__cons *c) {
+  const nx_tensor *t = s->tensors.p[i / 3];
+  int k = i % 3;
+  *c = (nx__cons){.kind = NX__C_SHAPE_ROW, .r1 = t->rows[k], .is_param = t->is_param, .nrows = k, .t = t};
+}
 /* Holds an interior mark for every row of every tensor: 0 or NX_ENOMEM. */
 int nx__shape_add_shape_rows(nx_shape_session *s);
 
