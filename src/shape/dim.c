@@ -42,8 +42,9 @@ static inline int init_var(nx_shape_session *s, int id, bool is_row, const char 
   nx__shape_set_self(s, id, (nx__val){.d = NULL});
   v->is_row = is_row;
   v->up = id;
+  if (!name) return 0; /* most variables are unnamed: no call */
   v->name = nx__shape_strdup(s, name);
-  return name && !v->name ? NX_ENOMEM : 0;
+  return v->name ? 0 : NX_ENOMEM;
 }
 
 /* A fresh variable (id > 0, its name copied): the next id of an entered

@@ -22,7 +22,7 @@ static const nx_row *empty_row(nx_shape_session *s) { return s->empty; }
 /* Whether the re-emitted bound <w> <= val (or val <= <w>) would be <x> <= <x>
    for one row variable x: before stage 6 its step does nothing, so it is not
    emitted (from stage 6 it would close x). */
-static bool trivial(nx_shape_session *s, int w, const nx_row *val) {
+static inline bool trivial(nx_shape_session *s, int w, const nx_row *val) {
   if (s->stage >= 6 || val->nbeg || val->ndims || !val->var) return false;
   const nx_row *x = NX__VAL(s, w).r;
   if (!x) return w == val->var; /* <w> itself */
