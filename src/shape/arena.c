@@ -138,17 +138,9 @@ bool nx__shape_ivec_has(const nx__ivec *v, int x) {
   return false;
 }
 
-/* Appends x to l through a new link of the pool; NX_ENOMEM leaves l unchanged. */
-int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
-  if (s->caplk - s->nlk < 2 && /* grown by doubling: mostly there is room */
-      (s->nlk == INT_MAX - 1 || nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + 2, sizeof *s->lk, 1024)))
+int nx__shape_links_grow(nx_shape_session *s) {
+  if (s->nlk == INT_MAX - 1 || nx__shape_grow((void **)&s->lk, &s->caplk, s->nlk + 2, sizeof *s->lk, 1024))
     return NX_ENOMEM;
-  int i = ++s->nlk;
-  s->lk[i].x = x;
-  s->lk[i].next = 0;
-  if (l->tail) nx__shape_set_link_next(s, l->tail, i);
-  else l->head = i;
-  l->tail = i;
   return 0;
 }
 

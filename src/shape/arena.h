@@ -81,7 +81,7 @@ bool nx__shape_ivec_has(const nx__ivec *v, int x);
 typedef struct { int head, tail; } nx__ilist;
 typedef struct { int x, next; } nx__link;
 #define NX__EACH(s, l, i) for (int i = (l).head; i; i = (s)->lk[i].next)
-int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x); /* 0 or NX_ENOMEM */
+/* nx__shape_ilist_push(s, l, x), appending x to l, is inline in session.h. */
 bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x);
 
 #endif

@@ -201,6 +201,22 @@ static inline nx__lbound *nx__shape_lbound(nx_shape_session *s, int i) {
   if (i <= s->w_nlbs) nx__shape_log(s, NX__U_LBOUND, i, &s->lbs[i]);
   return &s->lbs[i];
 }
+/* Room for two more links in s->lk (one past the last, index 0 unused):
+   0 or NX_ENOMEM (arena.c). */
+int nx__shape_links_grow(nx_shape_session *s);
+/* Appends x to l through a new link of the pool; NX_ENOMEM leaves l
+   unchanged. Inline: the pool grows by doubling, so there is mostly room. */
+static inline int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x) {
+  if (s->caplk - s->nlk < 2 && nx__shape_links_grow(s)) return NX_ENOMEM;
+  int i = ++s->nlk;
+  s->lk[i].x = x;
+  s->lk[i].next = 0;
+  if (l->tail) nx__shape_set_link_next(s, l->tail, i);
+  else l->head = i;
+  l->tail = i;
+  return 0;
+}
+
 /* A field of an arena object (at most 8 bytes), about to change. */
 #define NX__LOG_FIELD(s, field) \
   do { \
