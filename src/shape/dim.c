@@ -35,9 +35,11 @@ int nx__shape_vars_reserve(nx_shape_session *s, int n) {
 
 /* Makes slot id a fresh variable (through the log: a reserved slot is older
    than a snapshot). */
+static const nx__var zero_var; /* all bits zero, padding too: copied, not a string store */
+
 static inline int init_var(nx_shape_session *s, int id, bool is_row, const char *name) {
   nx__var *v = NX__VAR(s, id);
-  memset(v, 0, sizeof *v);
+  *v = zero_var;
   nx__shape_set_val(s, id, (nx__val){.d = NULL});
   nx__shape_set_self(s, id, (nx__val){.d = NULL});
   v->is_row = is_row;
@@ -50,17 +52,13 @@ static inline int init_var(nx_shape_session *s, int id, bool is_row, const char 
 /* A fresh variable (id > 0, its name copied): the next id of an entered
    range while it lasts, else the next of the session; NX_ENOMEM. */
 int nx__shape_new_var(nx_shape_session *s, bool is_row, const char *name) {
-  int id;
-  if (s->ids.on && s->ids.var_next < s->ids.var_end) {
-    id = s->ids.var_next;
-    if (init_var(s, id, is_row, name)) return NX_ENOMEM;
-    s->ids.var_next++;
-    return id;
-  }
-  if (s->nvars >= s->capvars && (s->nvars == INT_MAX || nx__shape_vars_reserve(s, s->nvars + 1))) return NX_ENOMEM;
-  id = s->nvars;
-  if (init_var(s, id, is_row, name)) return NX_ENOMEM;
-  s->nvars++;
+  bool ranged = s->ids.on && s->ids.var_next < s->ids.var_end;
+  if (!ranged && s->nvars >= s->capvars && (s->nvars == INT_MAX || nx__shape_vars_reserve(s, s->nvars + 1)))
+    return NX_ENOMEM;
+  int id = ranged ? s->ids.var_next : s->nvars;
+  if (init_var(s, id, is_row, name)) return NX_ENOMEM; /* one call site: inlined */
+  if (ranged) s->ids.var_next++;
+  else s->nvars++;
   return id;
 }
 
