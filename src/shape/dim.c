@@ -89,8 +89,8 @@ const nx_row *nx__shape_row_new(nx_shape_session *s, const nx_dim *const *beg, i
   nx_row *r = nx__shape_alloc(s, sizeof *r + (size_t)(nbeg + ndims) * sizeof(nx_dim *));
   if (!r) return NULL;
   const nx_dim **all = (const nx_dim **)(r + 1);
-  if (nbeg) memcpy(all, beg, (size_t)nbeg * sizeof *all);
-  if (ndims) memcpy(all + nbeg, dims, (size_t)ndims * sizeof *all);
+  for (int i = 0; i < nbeg; i++) all[i] = beg[i]; /* a few dims: copied by hand, not by calls */
+  for (int i = 0; i < ndims; i++) all[nbeg + i] = dims[i];
   r->beg = all;
   r->dims = all + nbeg;
   r->nbeg = nbeg;
