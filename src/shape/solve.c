@@ -411,7 +411,7 @@ static int drain(nx_shape_session *s, int stage) {
     if (rc == NX__DEFER) rc = nx__shape_hold_add(s, &s->deferred, &c, s->nchanges != before);
     else if (rc == NX__KEEP) rc = nx__shape_hold_add(s, &s->marks, &c, s->nchanges != before);
     if (!rc && s->wake_lost) rc = NX_ENOMEM;
-    if (!rc) rc = nx__shape_subst_error(s, c.o);
+    if (!rc && s->subst_failed) rc = nx__shape_subst_error(s, c.o);
     if (s->qhead > 4096 && s->qhead > s->queue.n / 2) queue_compact(s); /* reuse the consumed prefix */
   }
   s->queue.n = s->qhead = 0;
