@@ -116,22 +116,6 @@ void nx__shape_chunks_free(nx__chunk *c) {
   }
 }
 
-/* The vectors grow by whole slots: n + 1 never passes INT_MAX here, since a
-   table of INT_MAX entries cannot be made (nx__shape_grow refuses it). */
-#define GROW(v, first) nx__shape_grow((void **)&(v)->p, &(v)->cap, (v)->n + 1, sizeof *(v)->p, first)
-
-int nx__shape_pvec_push(nx__pvec *v, void *x) {
-  if (v->n == v->cap && GROW(v, 8)) return NX_ENOMEM;
-  v->p[v->n++] = x;
-  return 0;
-}
-
-int nx__shape_ivec_push(nx__ivec *v, int x) {
-  if (v->n == v->cap && GROW(v, 8)) return NX_ENOMEM;
-  v->p[v->n++] = x;
-  return 0;
-}
-
 bool nx__shape_ivec_has(const nx__ivec *v, int x) {
   for (int i = 0; i < v->n; i++)
     if (v->p[i] == x) return true;
@@ -144,11 +128,6 @@ int nx__shape_links_grow(nx_shape_session *s) {
   return 0;
 }
 
-bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
-  NX__EACH(s, *l, i)
-  if (s->lk[i].x == x) return true;
-  return false;
-}
 
 int nx__shape_lbound_new(nx_shape_session *s) {
   if (s->caplbs - s->nlbs < 2 &&

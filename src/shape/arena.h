@@ -71,8 +71,20 @@ int nx__shape_grow(void **p, int *cap, int need, size_t elem, int first);
 /* A growable array of pointers or ints, malloc-backed. */
 typedef struct { void **p; int n, cap; } nx__pvec;
 typedef struct { int *p; int n, cap; } nx__ivec;
-int nx__shape_pvec_push(nx__pvec *v, void *x); /* 0 or NX_ENOMEM */
-int nx__shape_ivec_push(nx__ivec *v, int x);   /* 0 or NX_ENOMEM */
+/* Appending: 0 or NX_ENOMEM (the array unchanged). Inline: the arrays grow
+   by doubling, so there is mostly room, and a round pushes once a visit.
+   n + 1 never passes INT_MAX, since a table of INT_MAX entries cannot be
+   made (nx__shape_grow refuses it). */
+static inline int nx__shape_pvec_push(nx__pvec *v, void *x) {
+  if (v->n == v->cap && nx__shape_grow((void **)&v->p, &v->cap, v->n + 1, sizeof *v->p, 8)) return NX_ENOMEM;
+  v->p[v->n++] = x;
+  return 0;
+}
+static inline int nx__shape_ivec_push(nx__ivec *v, int x) {
+  if (v->n == v->cap && nx__shape_grow((void **)&v->p, &v->cap, v->n + 1, sizeof *v->p, 8)) return NX_ENOMEM;
+  v->p[v->n++] = x;
+  return 0;
+}
 bool nx__shape_ivec_has(const nx__ivec *v, int x);
 
 /* A list of ints in arrival order, its links in the session's one pool
@@ -82,6 +94,6 @@ typedef struct { int head, tail; } nx__ilist;
 typedef struct { int x, next; } nx__link;
 #define NX__EACH(s, l, i) for (int i = (l).head; i; i = (s)->lk[i].next)
 /* nx__shape_ilist_push(s, l, x), appending x to l, is inline in session.h. */
-bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x);
+/* nx__shape_ilist_has(s, l, x), whether x is in l, is inline in session.h. */
 
 #endif

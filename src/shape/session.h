@@ -217,6 +217,13 @@ static inline int nx__shape_ilist_push(nx_shape_session *s, nx__ilist *l, int x)
   return 0;
 }
 
+/* Whether x is in l. */
+static inline bool nx__shape_ilist_has(const nx_shape_session *s, const nx__ilist *l, int x) {
+  NX__EACH(s, *l, i)
+  if (s->lk[i].x == x) return true;
+  return false;
+}
+
 /* A field of an arena object (at most 8 bytes), about to change. */
 #define NX__LOG_FIELD(s, field) \
   do { \
