@@ -40,12 +40,17 @@ int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c) {
 /* ---- Registration: the variables a constraint reads ---- */
 
 /* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
-static int reg(nx_shape_session *s, int v, int code) {
-  nx__var *e = NX__VAR(s, v);
-  if (e->wake && s->wk[e->wake].code == code) return 0; /* just registered */
-  if (s->capwk - s->nwk < 2 &&
-      (s->nwk == INT_MAX - 1 || nx__shape_grow((void **)&s->wk, &s->capwk, s->nwk + 2, sizeof *s->wk, 1024)))
+static NX__NOINLINE int wk_grow(nx_shape_session *s) {
+  if (s->nwk == INT_MAX - 1 || nx__shape_grow((void **)&s->wk, &s->capwk, s->nwk + 2, sizeof *s->wk, 1024))
     return NX_ENOMEM;
+  return 0;
+}
+
+static inline int reg(nx_shape_session *s, int v, int code) {
+  int last = NX__VARR(s, v)->wake;
+  if (last && s->wk[last].code == code) return 0; /* just registered: nothing changes, nothing logged */
+  if (s->capwk - s->nwk < 2 && wk_grow(s)) return NX_ENOMEM;
+  nx__var *e = NX__VAR(s, v);
   int i = ++s->nwk; /* index 0 is "none" */
   s->wk[i].code = code;
   s->wk[i].next = e->wake;
