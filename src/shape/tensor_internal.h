@@ -35,12 +35,12 @@ typedef struct nx__tpad {
 } nx__tpad;
 
 struct nx_tensor {
-  int id;
-  const char *label;
-  const nx_row *rows[3];
+  int id; /* the id and the three small fields share the first 8 bytes: 56 bytes a tensor, not 64 */
   bool is_param;
   unsigned char auto_len; /* a label made "<operation>#<id>": the operation's length + 1; 0: a label given */
   unsigned char marks_off; /* NX_TENSOR_TERMINAL, NX_TENSOR_CLOSING: those that do not act */
+  const char *label;
+  const nx_row *rows[3];
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
   const nx__tpad *pad; /* NULL: no padding asked of it yet, not resolved */
 };
