@@ -128,7 +128,6 @@ int nx__shape_links_grow(nx_shape_session *s) {
   return 0;
 }
 
-
 int nx__shape_lbound_new(nx_shape_session *s) {
   if (s->caplbs - s->nlbs < 2 &&
       (s->nlbs == INT_MAX - 1 || nx__shape_grow((void **)&s->lbs, &s->caplbs, s->nlbs + 2, sizeof *s->lbs, 256)))

@@ -141,8 +141,9 @@ static int shape_dim(nx_shape_session *s, const nx_dim *d0, mark_o *m, int stage
   return nx__shape_unify_dim(s, d, s->top, m->o);
 }
 
-/* An interior row from stage 6 (nx__shape_close_mark keeps it before): its row variable to its lower bound (empty
-   at stage 7), else its dims as shape_dim. */
+/* An interior row from stage 6 (nx__shape_close_mark keeps it before): its
+   row variable to its lower bound (empty at stage 7), else its dims as
+   shape_dim. */
 static NX__NOINLINE int shape_row(nx_shape_session *s, const nx__cons *c, int stage) {
   const nx_row *r = nx__shape_rsub(s, c->r1);
   mark_o m = {c, c->t ? NULL : c->o};

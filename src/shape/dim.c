@@ -33,10 +33,10 @@ int nx__shape_vars_reserve(nx_shape_session *s, int n) {
   return 0;
 }
 
-/* Makes slot id a fresh variable (through the log: a reserved slot is older
-   than a snapshot). */
 static const nx__var zero_var; /* all bits zero, padding too: copied, not a string store */
 
+/* Makes slot id a fresh variable (through the log: a reserved slot is older
+   than a snapshot). */
 static inline int init_var(nx_shape_session *s, int id, bool is_row, const char *name) {
   nx__var *v = NX__VAR(s, id);
   *v = zero_var;

@@ -39,13 +39,15 @@ int nx__shape_cvec_push(nx__cvec *v, const nx__cons *c) {
 
 /* ---- Registration: the variables a constraint reads ---- */
 
-/* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
+/* Room for two more wake entries (index 0 unused): 0 or NX_ENOMEM; out of
+   line, as it is rarely needed. */
 static NX__NOINLINE int wk_grow(nx_shape_session *s) {
   if (s->nwk == INT_MAX - 1 || nx__shape_grow((void **)&s->wk, &s->capwk, s->nwk + 2, sizeof *s->wk, 1024))
     return NX_ENOMEM;
   return 0;
 }
 
+/* Records that held constraint `code` reads variable v (once in a row); NX_ENOMEM. */
 static inline int reg(nx_shape_session *s, int v, int code) {
   int last = NX__VARR(s, v)->wake;
   if (last && s->wk[last].code == code) return 0; /* just registered: nothing changes, nothing logged */
