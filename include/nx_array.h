@@ -76,7 +76,8 @@ NX_API nx_device *nx_array_device(const nx_array *a);
 
 /* nx_array_expect(dt, a) is 0 if a's dtype is dt.
    Fails with NX_EINVAL naming both dtypes otherwise: the run-time check of
-   what OCaml's types check at compile time. */
+   what OCaml's types check at compile time; and with NX_EINVAL if a is NULL
+   or dt is not a dtype. */
 NX_API int nx_array_expect(nx_dtype dt, const nx_array *a);
 
 /* nx_array_describe(a, buf, cap) writes "<dtype> [<shape>]" of a into buf,

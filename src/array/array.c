@@ -113,6 +113,7 @@ nx_device *nx_array_device(const nx_array *a) {
 
 int nx_array_expect(nx_dtype dt, const nx_array *a) {
   if (!a) return nx__fail(NX_EINVAL, "nx_array_expect: the array is NULL");
+  if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "nx_array_expect: %d is not a dtype", (int)dt);
   if (a->dt == dt) return 0;
   return nx__fail(NX_EINVAL, "nx_array_expect: expected an array of %s, got one of %s", nx_dtype_name(dt),
                   nx_dtype_name(a->dt));

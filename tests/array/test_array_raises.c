@@ -215,6 +215,9 @@ static void test_expect(void) {
   CHECK(nx_array_expect(NX_FLOAT32, a) == 0, "expect its own dtype");
   EXPECT_FAIL(nx_array_expect(NX_INT32, a), NX_EINVAL, "nx_array_expect", "int32", "float32");
   EXPECT_FAIL(nx_array_expect(NX_FLOAT4_E2M1FN, a), NX_EINVAL, "nx_array_expect", "float4_e2m1fn", "float32");
+  /* A value no dtype has: named, never printed as a NULL name. */
+  EXPECT_FAIL(nx_array_expect(NX_DTYPE_COUNT, a), NX_EINVAL, "nx_array_expect", "21 is not a dtype");
+  EXPECT_FAIL(nx_array_expect((nx_dtype)-1, a), NX_EINVAL, "nx_array_expect", "-1 is not a dtype");
   nx_array_free(a);
 }
 
