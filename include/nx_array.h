@@ -126,9 +126,9 @@ NX_API int nx_array_to_array(const nx_array *a, nx_value *out, int64_t n);
    C-contiguous host array of that shape holding the n values xs in C order,
    each stored as nx_dtype_of_float says for floats (a float value is a
    double; an integer value is stored exactly), and returns 0.
-   Fails as nx_layout_contiguous does, if n is not the shape's element count,
-   or if a value is an integer outside dt's range (the message names its
-   index and the value). */
+   Fails as nx_layout_contiguous does, if xs is NULL with n > 0, if n is not
+   the shape's element count, or if a value is an integer outside dt's range
+   (the message names its index and the value). */
 NX_API int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_value *xs, int64_t n,
                              nx_array **a);
 

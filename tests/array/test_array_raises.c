@@ -417,6 +417,8 @@ static void test_to_of_array(void) {
   EXPECT_FAIL(nx_array_of_array(NX_FLOAT32, &s3, 1, xs, 2, &r), NX_EINVAL, "nx_array_of_array", "float32");
   EXPECT_FAIL(nx_array_of_array(NX_FLOAT32, &s3, 1, xs, 4, &r), NX_EINVAL, "nx_array_of_array", "float32");
   EXPECT_FAIL(nx_array_of_array(NX_FLOAT32, &neg, 1, xs, 0, &r), NX_EINVAL, "-1");
+  /* NULL values for a shape with elements: said as NULL, not as a count. */
+  EXPECT_FAIL(nx_array_of_array(NX_FLOAT32, &s3, 1, NULL, 3, &r), NX_EINVAL, "nx_array_of_array", "NULL");
   nx_value iv[3] = {{.i = 1}, {.i = 128}, {.i = 2}};
   EXPECT_FAIL(nx_array_of_array(NX_INT8, &s3, 1, iv, 3, &r), NX_EINVAL, "nx_array_of_array", "int8");
   iv[1].i = -9;
