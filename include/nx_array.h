@@ -99,7 +99,7 @@ NX_API int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r);
    widening's conditions fail or the result's first element is not on a
    multiple of dt's alignment.
    Fails with NX_EINVAL if a's buffer is dead, and on a narrowing of an array
-   of rank NX_MAX_RANK. */
+   of rank NX_MAX_RANK (the message naming nx_array_bitcast and a). */
 NX_API int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r);
 
 /* ---- Elements ---------------------------------------------------------- */
