@@ -165,7 +165,7 @@ NX_API int nx_array_transfer(const nx_array *src, nx_array *dst);
 /* nx_array_copy(a, &r) sets r to a fresh C-contiguous array on a's device
    holding a's elements: the array nx_array_create makes there filled by
    nx_array_transfer.
-   Fails as those do. */
+   Fails as those do, the message naming nx_array_copy. */
 NX_API int nx_array_copy(const nx_array *a, nx_array **r);
 
 /* nx_array_borrow(d, a, &r) sets r to a's elements on d without a copy: a's
