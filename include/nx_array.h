@@ -76,7 +76,8 @@ NX_API nx_device *nx_array_device(const nx_array *a);
 
 /* nx_array_expect(dt, a) is 0 if a's dtype is dt.
    Fails with NX_EINVAL naming both dtypes otherwise: the run-time check of
-   what OCaml's types check at compile time. */
+   what OCaml's types check at compile time; and with NX_EINVAL if a is NULL
+   or dt is not a dtype. */
 NX_API int nx_array_expect(nx_dtype dt, const nx_array *a);
 
 /* nx_array_describe(a, buf, cap) writes "<dtype> [<shape>]" of a into buf,
@@ -98,7 +99,7 @@ NX_API int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r);
    widening's conditions fail or the result's first element is not on a
    multiple of dt's alignment.
    Fails with NX_EINVAL if a's buffer is dead, and on a narrowing of an array
-   of rank NX_MAX_RANK. */
+   of rank NX_MAX_RANK (the message naming nx_array_bitcast and a). */
 NX_API int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r);
 
 /* ---- Elements ---------------------------------------------------------- */
@@ -125,9 +126,9 @@ NX_API int nx_array_to_array(const nx_array *a, nx_value *out, int64_t n);
    C-contiguous host array of that shape holding the n values xs in C order,
    each stored as nx_dtype_of_float says for floats (a float value is a
    double; an integer value is stored exactly), and returns 0.
-   Fails as nx_layout_contiguous does, if n is not the shape's element count,
-   or if a value is an integer outside dt's range (the message names its
-   index and the value). */
+   Fails as nx_layout_contiguous does, if xs is NULL with n > 0, if n is not
+   the shape's element count, or if a value is an integer outside dt's range
+   (the message names its index and the value). */
 NX_API int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_value *xs, int64_t n,
                              nx_array **a);
 
@@ -164,7 +165,7 @@ NX_API int nx_array_transfer(const nx_array *src, nx_array *dst);
 /* nx_array_copy(a, &r) sets r to a fresh C-contiguous array on a's device
    holding a's elements: the array nx_array_create makes there filled by
    nx_array_transfer.
-   Fails as those do. */
+   Fails as those do, the message naming nx_array_copy. */
 NX_API int nx_array_copy(const nx_array *a, nx_array **r);
 
 /* nx_array_borrow(d, a, &r) sets r to a's elements on d without a copy: a's

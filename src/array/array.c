@@ -113,23 +113,26 @@ nx_device *nx_array_device(const nx_array *a) {
 
 int nx_array_expect(nx_dtype dt, const nx_array *a) {
   if (!a) return nx__fail(NX_EINVAL, "nx_array_expect: the array is NULL");
+  if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "nx_array_expect: %d is not a dtype", (int)dt);
   if (a->dt == dt) return 0;
   return nx__fail(NX_EINVAL, "nx_array_expect: expected an array of %s, got one of %s", nx_dtype_name(dt),
                   nx_dtype_name(a->dt));
 }
 
+int nx__array_relay(const char *fn, const nx_array *a, int s) {
+  char t[128], why[1024];
+  const char *msg = nx_error_message(), *colon = strstr(msg, ": ");
+  snprintf(why, sizeof why, "%s", colon ? colon + 2 : msg);
+  if (!a) return nx__fail(s, "%s: %s", fn, why);
+  return nx__fail(s, "%s: %s: %s", fn, nx_array_describe(a, t, sizeof t), why);
+}
+
 int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r) {
   static const char fn[] = "nx_array_move";
   nx_layout l;
-  char t[128], why[512];
   if (!a || !m) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !a ? "the array" : "the movement m");
   int s = nx_layout_move(m, &a->l, &l);
-  if (s < 0) {
-    /* The layout's reason, under the name the user called and the operand. */
-    const char *msg = nx_error_message(), *colon = strstr(msg, ": ");
-    snprintf(why, sizeof why, "%s", colon ? colon + 2 : msg);
-    return nx__fail(s, "%s: %s: %s", fn, nx_array_describe(a, t, sizeof t), why);
-  }
+  if (s < 0) return nx__array_relay(fn, a, s);
   return s ? s : make(fn, a->dt, &l, a->b, r);
 }
 
@@ -141,6 +144,7 @@ int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {
   const char *why = nx_buffer_dead(a->b);
   if (why) return nx__fail(NX_EINVAL, "%s: the buffer of %s is dead (%s)", fn, nx_array_describe(a, t, sizeof t), why);
   int s = nx_layout_bitcast(&a->l, bits_of(a->dt), bits_of(dt), &l);
+  if (s < 0) return nx__array_relay(fn, a, s);
   if (s) return s;
   /* Misaligned for dt: None, not an error. */
   if (!nx__array_empty(a) && bits_of(dt) >= 8) {

@@ -15,6 +15,11 @@ struct nx_array {
 /* Whether the layout has no element. */
 bool nx__array_empty(const nx_array *a);
 
+/* nx__array_relay(fn, a, s) is the failure s that a function fn called just
+   set, its reason (the message past the callee's "name: ") under fn, the
+   function the user called, and the operand a where not NULL. */
+int nx__array_relay(const char *fn, const nx_array *a, int s);
+
 /* Claims a's memory for one access and waits for the work it must follow:
    0, or a refusal naming fn and a. nx__array_leave ends the claim. */
 int nx__array_enter(const char *fn, const nx_array *a, bool write, bool need_host);

@@ -204,7 +204,8 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
   int s = nx_layout_contiguous(shape, rank, &l);
   if (s) return s;
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
-  if (n != nx_layout_count(&l) || (n > 0 && !xs))
+  if (n > 0 && !xs) return nx__fail(NX_EINVAL, "%s: the values xs are NULL", fn);
+  if (n != nx_layout_count(&l))
     return nx__fail(NX_EINVAL, "%s: %lld values for %s of %lld elements", fn, (long long)n, nx_dtype_name(dt),
                     (long long)nx_layout_count(&l));
   for (int64_t i = 0; i < n; i++)

@@ -212,10 +212,10 @@ int nx_array_copy(const nx_array *a, nx_array **r) {
   nx_array *out;
   if (!a || !r) return nx__fail(NX_EINVAL, "nx_array_copy: an argument is NULL");
   int s = nx_array_create(nx_array_device(a), NX_MEMORY_DEVICE, a->dt, a->l.extent, a->l.rank, &out);
-  if (s) return s;
+  if (s) return nx__array_relay("nx_array_copy", NULL, s);
   if ((s = nx_array_transfer(a, out))) {
     nx_array_free(out);
-    return s;
+    return nx__array_relay("nx_array_copy", NULL, s);
   }
   *r = out;
   return 0;
