@@ -18,6 +18,8 @@
    P name input output: a parameter
    E name spec args...: an einsum
    + name x y, U name op x: pointwise binary (+) and unary (op)
+   3 name c x y: pointwise ternary (where); B name bases: name's shape in
+     the ONLY_BASES style; N name str: its AXIS_NUMBER_AND_SIZE style
    * name x y: compose
    K name kind args...: nx_tensor_stack (OCANNL's Operation.stack)
    D name label size: set the spec label of name to size
@@ -654,6 +656,122 @@ static const program cases[] = {
      NULL,
      {{'P', "x", {NULL, NULL}}, {'P', "y", {NULL, NULL}}, {'+', "w_o", {"x", "y"}}, {'F'},
       {'R', NULL, {"You forgot to specify the hidden dimension(s) 1"}}}},
+    /* ---- test/einsum/tensor_puzzles.ml, the remaining puzzles (constants are
+       scalar terms; every comparison, `not` and `where` is pointwise, so '+'
+       stands for `=`, `<` and `*.` alike: they constrain shapes the same) ---- */
+    {"tensor_puzzles.ml #1 ones: (r4 *. 0.) + 1",
+     NULL,
+     {{'T', "r4", {"", "", "4"}}, {'T', "zero", {"", "", ""}}, {'T', "one", {"", "", ""}}, {'+', "z", {"r4", "zero"}},
+      {'+', "p1", {"z", "one"}}, {'F'}, {'S', "p1", {"4"}}}},
+    {"tensor_puzzles.ml #19 heaviside: where (a19 = 0) b19 (where (0 < a19) 1 0)",
+     NULL,
+     {{'T', "a19", {"", "", "3"}}, {'T', "b19", {"", "", "3"}}, {'T', "zero", {"", "", ""}}, {'T', "one", {"", "", ""}},
+      {'+', "eq", {"a19", "zero"}}, {'+', "gt", {"zero", "a19"}}, {'3', "inner", {"gt", "one", "zero"}},
+      {'3', "p19", {"eq", "b19", "inner"}}, {'F'}, {'S', "inner", {"3"}}, {'S', "p19", {"3"}}}},
+    {"tensor_puzzles.ml #6 triu: not (r3 ++ \"j=>0j\" < r3 ++ \"i=>i0\")",
+     NULL,
+     {{'T', "r3", {"", "", "3"}}, {'E', "gj", {"j=>0j", "r3"}}, {'E', "gi", {"i=>i0", "r3"}}, {'+', "lt", {"gj", "gi"}},
+      {'U', "p6", {"not", "lt"}}, {'F'}, {'S', "gj", {"1,3"}}, {'S', "gi", {"3,1"}}, {'S', "p6", {"3,3"}}}},
+    {"tensor_puzzles.ml #13 pad_to/trunc: a13t +* \"i; i o => o\" (ri5t ++ \"i=>i0\" = ro3t ++ \"j=>0j\")",
+     NULL,
+     {{'T', "a13t", {"", "", "5"}}, {'T', "ri5t", {"", "", "5"}}, {'T', "ro3t", {"", "", "3"}},
+      {'E', "gi", {"i=>i0", "ri5t"}}, {'E', "gj", {"j=>0j", "ro3t"}}, {'+', "sel13", {"gi", "gj"}},
+      {'E', "p13t", {"i; i o => o", "a13t", "sel13"}}, {'F'}, {'S', "sel13", {"5,3"}}, {'S', "p13t", {"3"}}}},
+    {"tensor_puzzles.ml #14 seq_mask: where (r3c ++ \"j=>0j\" < lens14 ++ \"i=>i0\") v14 0",
+     NULL,
+     {{'T', "v14", {"", "", "2,3"}}, {'T', "lens14", {"", "", "2"}}, {'T', "r3c", {"", "", "3"}},
+      {'T', "zero", {"", "", ""}}, {'E', "gj", {"j=>0j", "r3c"}}, {'E', "gi", {"i=>i0", "lens14"}},
+      {'+', "lt", {"gj", "gi"}}, {'3', "p14", {"lt", "v14", "zero"}}, {'F'}, {'S', "lt", {"2,3"}},
+      {'S', "p14", {"2,3"}}}},
+    {"tensor_puzzles.ml #18 linspace: (r5 *. !.step18) + !.lo18",
+     NULL,
+     {{'T', "r5", {"", "", "5"}}, {'T', "step", {"", "", ""}}, {'T', "lo", {"", "", ""}}, {'+', "m", {"r5", "step"}},
+      {'+', "p18", {"m", "lo"}}, {'F'}, {'S', "p18", {"5"}}}},
+    {"tensor_puzzles.ml #7 cumsum: a7 +* \"i; i o => o\" (not (co7 ++ \"j=>0j\" < ri7 ++ \"i=>i0\"))",
+     NULL,
+     {{'T', "a7", {"", "", "4"}}, {'T', "ri7", {"", "", "4"}}, {'T', "co7", {"", "", "4"}},
+      {'E', "gj", {"j=>0j", "co7"}}, {'E', "gi", {"i=>i0", "ri7"}}, {'+', "lt", {"gj", "gi"}},
+      {'U', "tri7", {"not", "lt"}}, {'E', "p7", {"i; i o => o", "a7", "tri7"}}, {'F'}, {'S', "tri7", {"4,4"}},
+      {'S', "p7", {"4"}}}},
+    {"tensor_puzzles.ml #11 flip: a11 +* \"i; i o => o\" ((ri11 ++ \"i=>i0\" + co11 ++ \"j=>0j\") = 3)",
+     NULL,
+     {{'T', "a11", {"", "", "4"}}, {'T', "ri11", {"", "", "4"}}, {'T', "co11", {"", "", "4"}},
+      {'T', "three", {"", "", ""}}, {'E', "gi", {"i=>i0", "ri11"}}, {'E', "gj", {"j=>0j", "co11"}},
+      {'+', "sum", {"gi", "gj"}}, {'+', "anti11", {"sum", "three"}}, {'E', "p11", {"i; i o => o", "a11", "anti11"}},
+      {'F'}, {'S', "anti11", {"4,4"}}, {'S', "p11", {"4"}}}},
+    {"tensor_puzzles.ml #10 roll: a10 +* \"i; i o => o\" ((gi = gj + 1) + ((gi = 0) *. (gj = 3)))",
+     NULL,
+     {{'T', "a10", {"", "", "4"}}, {'T', "ri10", {"", "", "4"}}, {'T', "co10", {"", "", "4"}},
+      {'T', "zero", {"", "", ""}}, {'T', "one", {"", "", ""}}, {'T', "three", {"", "", ""}},
+      {'E', "gi", {"i=>i0", "ri10"}}, {'E', "gj", {"j=>0j", "co10"}}, {'+', "gj1", {"gj", "one"}},
+      {'+', "e1", {"gi", "gj1"}}, {'+', "e2", {"gi", "zero"}}, {'+', "e3", {"gj", "three"}}, {'+', "e23", {"e2", "e3"}},
+      {'+', "circ10", {"e1", "e23"}}, {'E', "p10", {"i; i o => o", "a10", "circ10"}}, {'F'}, {'S', "circ10", {"4,4"}}, {'S', "p10", {"4"}}}},
+    {"tensor_puzzles.ml #17 flatten: a17 +* \"i j; i j k => k\" (pos17 ++ \"i j => i j 0\" = ck17 ++ \"k => 0 0 k\")",
+     NULL,
+     {{'T', "a17", {"", "", "2,3"}}, {'T', "pos17", {"", "", "2,3"}}, {'T', "ck17", {"", "", "6"}},
+      {'E', "gp", {"i j => i j 0", "pos17"}}, {'E', "gk", {"k => 0 0 k", "ck17"}}, {'+', "sel17", {"gp", "gk"}},
+      {'E', "p17", {"i j; i j k => k", "a17", "sel17"}}, {'F'}, {'S', "gp", {"2,3,1"}}, {'S', "gk", {"1,1,6"}},
+      {'S', "sel17", {"2,3,6"}}, {'S', "p17", {"6"}}}},
+    /* ---- test/operations/test_einsum3.ml ---- */
+    {"test_einsum3.ml Test 1: einsum3 \"ij;jk;km=>im\" and its binary chain",
+     NULL,
+     {{'T', "a", {"", "", "2,2"}}, {'T', "b", {"", "", "2,2"}}, {'T', "c", {"", "", "2,2"}},
+      {'E', "tern", {"ij;jk;km=>im", "a", "b", "c"}}, {'E', "ab2", {"ij;jk=>ik", "a", "b"}},
+      {'E', "bin", {"ik;km=>im", "ab2", "c"}}, {'F'}, {'S', "tern", {"2,2"}}, {'S', "bin", {"2,2"}}}},
+    {"test_einsum3.ml Test 2: batched einsum3 \"bij;bjk;bkm=>bim\"",
+     NULL,
+     {{'T', "a", {"", "", "2,2,2"}}, {'T', "b", {"", "", "2,2,2"}}, {'T', "c", {"", "", "2,2,2"}},
+      {'E', "tern", {"bij;bjk;bkm=>bim", "a", "b", "c"}}, {'E', "ab2", {"bij;bjk=>bik", "a", "b"}},
+      {'E', "bin", {"bik;bkm=>bim", "ab2", "c"}}, {'F'}, {'S', "tern", {"2,2,2"}}, {'S', "bin", {"2,2,2"}}}},
+    {"test_einsum3.ml Test 4: where ~spec:\"i;i;i=>i\" equals the pointwise where",
+     NULL,
+     {{'T', "pred", {"", "", "4"}}, {'T', "a", {"", "", "4"}}, {'T', "b", {"", "", "4"}},
+      {'E', "wein", {"i;i;i=>i", "pred", "a", "b"}}, {'3', "wpt", {"pred", "a", "b"}}, {'F'}, {'S', "wein", {"4"}},
+      {'S', "wpt", {"4"}}}},
+    {"test_einsum3.ml Test 6: mul3 ~logic:\"ij;jk;km=>im\" into { out }",
+     NULL,
+     {{'T', "a", {"", "", "2,2"}}, {'T', "b", {"", "", "2,2"}}, {'T', "c", {"", "", "2,2"}},
+      {'E', "out", {"ij;jk;km=>im", "a", "b", "c"}}, {'F'}, {'S', "out", {"2,2"}}}},
+    {"test_einsum3.ml Test 8: where ~spec:\"ij;ij;ij=>i\" (select before reduce) and its decomposition",
+     NULL,
+     {{'T', "pred", {"", "", "2,2"}}, {'T', "a", {"", "", "2,2"}}, {'T', "b", {"", "", "2,2"}},
+      {'E', "wein", {"ij;ij;ij=>i", "pred", "a", "b"}}, {'3', "w2", {"pred", "a", "b"}}, {'E', "ref2", {"ij=>i", "w2"}},
+      {'F'}, {'S', "wein", {"2"}}, {'S', "w2", {"2,2"}}, {'S', "ref2", {"2"}}}},
+    /* ---- test/operations/test_compose_logic.ml ---- */
+    {"test_compose_logic.ml: { c } =:+ a * b ~logic:\"@\" (a 3->2, b 1->3)",
+     NULL,
+     {{'T', "a", {"", "3", "2"}}, {'T', "b", {"", "1", "3"}}, {'*', "c", {"a", "b"}}, {'F'}, {'S', "c", {"1->2"}}}},
+    /* ---- test/einsum/test_dimension_labels.ml ---- */
+    {"test_dimension_labels.ml Test 1: same basis, same size (bases of the result)",
+     NULL,
+     {{'T', "t1", {"", "", "batch=4"}}, {'T', "t2", {"", "", "batch=4"}}, {'+', "result", {"t1", "t2"}}, {'F'},
+      {'B', "result", {"batch"}}, {'S', "result", {"batch=4"}}}},
+    {"test_dimension_labels.ml Test 4: variable-mediated, unbased (default) first, based later",
+     NULL,
+     {{'P', "x", {NULL, NULL}}, {'T', "unbased", {"", "", "4"}}, {'T', "based", {"", "", "batch=4"}},
+      {'+', "step1", {"x", "unbased"}}, {'+', "result", {"step1", "based"}},
+      {'R', NULL, {"solved dimensions for axis: different bases"}}}},
+    {"test_dimension_labels.ml Test 6: Shape.to_bases after inference",
+     NULL,
+     {{'T', "t", {"", "", "batch=4"}}, {'F'}, {'B', "t", {"batch"}}}},
+    /* ---- test/operations/test_concat_ppx.ml ---- */
+    {"test_concat_ppx.ml: concat2, concat3, concat_capture and sum_all (concat2 p1 p2)",
+     NULL,
+     {{'T', "t1", {"", "", "3"}}, {'T', "t2", {"", "", "2"}}, {'T', "t3", {"", "", "1"}},
+      {'E', "r1", {"a; b => a^b", "t1", "t2"}}, {'E', "r2", {"a; b; c => a^b^c", "t1", "t2", "t3"}},
+      {'r', "i"}, {'r', "j"}, {'e', "r3", {"i; j => i^j", "t1", "t2", "|", "i", "j"}}, {'T', "p1", {"", "", "3"}},
+      {'T', "p2", {"", "", "2"}}, {'E', "c12", {"a; b => a^b", "p1", "p2"}}, {'E', "loss", {"...|... => 0", "c12"}},
+      {'F'}, {'S', "r1", {"5"}}, {'S', "r2", {"6"}}, {'S', "r3", {"5"}}, {'v', "i", {"3"}}, {'v', "j", {"2"}},
+      {'S', "loss", {"1"}}}},
+    /* ---- test/einsum/test_print_style.ml ---- */
+    {"test_print_style.ml test_shape_to_string: batch=[1], input=[784], output=[10,5]",
+     NULL,
+     {{'T', "test_shape", {"1", "784", "10,5"}}, {'F'}, {'B', "test_shape", {"default|default->default,default"}},
+      {'S', "test_shape", {"1|784->10,5"}}, {'N', "test_shape", {"0:1|3:784->1:10,2:5"}}}},
+    {"test_print_style.ml test_print_styles: a dim of basis height (Only_bases, Axis_size, Axis_number_and_size)",
+     NULL,
+     {{'T', "t", {"", "", "height=28"}}, {'F'}, {'B', "t", {"height"}}, {'S', "t", {"height=28"}},
+      {'N', "t", {"0:height=28"}}}},
 };
 #pragma GCC diagnostic pop
 
@@ -715,6 +833,7 @@ static void run(const program *p) {
     case '+': rc = nx_tensor_binary(s, "+", ARG(0), ARG(1), &out); break;
     case '*': rc = nx_tensor_compose(s, ARG(0), ARG(1), &out); break;
     case 'U': rc = nx_tensor_unary(s, st->a[0], ARG(1), &out); break;
+    case '3': rc = nx_tensor_ternary(s, "where", ARG(0), ARG(1), ARG(2), &out); break;
     case 'D':
       d = nx_tensor_spec_dim(ARG(0), st->a[1]);
       rc = d ? nx_tensor_set_dim(s, d, atoll(st->a[2])) : NX_EINVAL;
@@ -783,6 +902,14 @@ static void run(const program *p) {
       nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
       const char *got = x ? shape_str(s, x, NX_SHAPE_STYLE_SIZE) : "?";
       EXPECT(x && !strcmp(got, st->a[0]), "%s is %s, expected %s", st->name, got, st->a[0]);
+      break;
+    }
+    case 'B':
+    case 'N': {
+      nx_tensor *x = slot(names, n, st->name) >= 0 ? t[slot(names, n, st->name)] : NULL;
+      const char *got =
+          x ? shape_str(s, x, st->op == 'B' ? NX_SHAPE_STYLE_ONLY_BASES : NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE) : "?";
+      EXPECT(x && !strcmp(got, st->a[0]), "%s in style %c is %s, expected %s", st->name, st->op, got, st->a[0]);
       break;
     }
     case 'V': {
