@@ -772,6 +772,17 @@ static const program cases[] = {
      NULL,
      {{'T', "t", {"", "", "height=28"}}, {'F'}, {'B', "t", {"height"}}, {'S', "t", {"height=28"}},
       {'N', "t", {"0:height=28"}}}},
+    /* ---- test/einsum/surjectivity.ml, test/einsum/test_surjectivity.ml ---- */
+    {"surjectivity.ml diagonal_tensor_initialization (and test_surjectivity.ml test_diagonal_tensor): range 5 ++ \"i=>ii\"",
+     NULL,
+     {{'T', "input", {"", "", "5"}}, {'E', "diagonal", {"i=>ii", "input"}}, {'F'}, {'N', "diagonal", {"0:5,1:5"}}}},
+    {"surjectivity.ml sparse_assignment_with_fixed_indices: range 4 ++ \"i=>i0j\"",
+     NULL,
+     {{'T', "input", {"", "", "4"}}, {'E', "sparse", {"i=>i0j", "input"}}, {'F'}, {'N', "sparse", {"0:4,1:1,2:1"}}}},
+    {"surjectivity.ml multiple_sparse_axes: 3,4 ++ \"ij=>i1j2\"",
+     NULL,
+     {{'T', "input", {"", "", "3,4"}}, {'E', "sparse_multi", {"ij=>i1j2", "input"}}, {'F'},
+      {'N', "sparse_multi", {"0:3,1:2,2:4,3:3"}}}},
 };
 #pragma GCC diagnostic pop
 
