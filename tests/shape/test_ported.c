@@ -47,11 +47,37 @@ typedef struct {
 typedef struct {
   const char *source;
   const char *needs; /* a feature nx lacks, or NULL */
-  step steps[32];
+  step steps[80];
 } program;
 
 #define CONV2D "... | stride*oh+kh, stride*ow+kw, ..ic..; kh, kw, ..ic.. -> ..oc.. => ... | oh, ow, ..oc.."
 #define POOL2D "... | stride*oh< + wh, stride*ow< + ww, ..c..; wh, ww => ... | oh, ow, ..c.."
+
+/* Nn_blocks.multi_head_attention ~num_heads:4 ~d_k:64 ~d_v:64 over x with a
+   mask, its result named "mha" (lib/nn_blocks.ml): the softmax spec is
+   reduce_specified_axes " ... | t -> ...". Constants are scalar terms. */
+#define SOFTMAX_SPEC " ... | t -> ... =>  ... | 0 -> ..."
+#define MHA(x, mask)                                                                                              \
+  {'r', "h"}, {'r', "d"}, {'r', "e"}, {'P', "w_q", {NULL, NULL}}, {'P', "w_k", {NULL, NULL}},                      \
+      {'P', "w_v", {NULL, NULL}}, {'*', "q", {"w_q", x}}, {'*', "k", {"w_k", x}}, {'*', "v", {"w_v", x}},          \
+      {'e', "scores_raw", {" ... s | h d; ... t | h d => ... s | t -> h", "q", "k", "|", "h", "d"}},               \
+      {'T', "sqrt_d", {"", "", ""}}, {'+', "scores", {"scores_raw", "sqrt_d"}}, {'d', "h", {"4"}},                 \
+      {'d', "d", {"64"}}, {'d', "e", {"64"}}, {'T', "neg", {"", "", ""}}, {'3', "masked", {mask, "scores", "neg"}}, \
+      {'E', "max_vals", {SOFTMAX_SPEC, "masked"}}, {'+', "shifted", {"masked", "max_vals"}},                       \
+      {'U', "exp_vals", {"exp", "shifted"}}, {'E', "sums", {SOFTMAX_SPEC, "exp_vals"}},                            \
+      {'+', "attn", {"exp_vals", "sums"}},                                                                         \
+      {'e', "ctx", {" ... s | t -> h; ... t | h e => ... s | h e", "attn", "v", "|", "e"}},                        \
+      {'P', "w_o", {NULL, NULL}}, {'*', "mha", {"w_o", "ctx"}}
+
+/* Nn_blocks.layer_norm over x, its result named p (a string literal). */
+#define LAYER_NORM(p, x)                                                                                       \
+  {'r', p "d", {"d"}}, {'e', p "mean", {" ... | ..d..  => ... | 0 ", x, "|", p "d"}}, {'+', p "diff", {x, p "mean"}},   \
+      {'T', p "dim_d", {"", "", ""}}, {'+', p "centered", {p "diff", p "dim_d"}},                                  \
+      {'+', p "sq", {p "centered", p "centered"}}, {'E', p "variance", {" ... | ... => ... |  0 ", p "sq"}},       \
+      {'T', p "eps", {"", "", ""}}, {'+', p "var_eps", {p "variance", p "eps"}},                                   \
+      {'U', p "std_dev", {"sqrt", p "var_eps"}}, {'+', p "normalized", {p "centered", p "std_dev"}},               \
+      {'P', p "gamma", {NULL, NULL}}, {'+', p "scaled", {p "gamma", p "normalized"}}, {'P', p "beta", {NULL, NULL}}, \
+      {'+', p, {p "scaled", p "beta"}}
 
 /* A step lists only the fields its op reads; the rest are NULL. */
 #pragma GCC diagnostic push
@@ -783,10 +809,22 @@ static const program cases[] = {
      NULL,
      {{'T', "input", {"", "", "3,4"}}, {'E', "sparse_multi", {"ij=>i1j2", "input"}}, {'F'},
       {'N', "sparse_multi", {"0:3,1:2,2:4,3:3"}}}},
+    /* ---- test/operations/attention_test.ml, test/operations/layer_norm_test.ml ---- */
+    {"attention_test.ml: seq + multi_head_attention ~num_heads:4 ~d_k:64 ~d_v:64 ~mask seq",
+     NULL,
+     {{'T', "seq", {"2,8", "", "100"}}, {'T', "mask", {"8", "8", ""}}, MHA("seq", "mask"),
+      {'+', "output", {"seq", "mha"}}, {'F'}, {'S', "output", {"2,8|100"}}, {'v', "h", {"4"}}, {'v', "d", {"64"}}}},
+    {"layer_norm_test.ml: mini_decoder_block (masked mha, ffn with d_ff 128, two layer norms)",
+     NULL,
+     {{'T', "tgt", {"2,8", "", "100"}}, {'T', "mask", {"8", "8", ""}}, MHA("tgt", "mask"),
+      {'+', "res1", {"tgt", "mha"}}, LAYER_NORM("ln1", "res1"), {'P', "w", {NULL, NULL}}, {'*', "wx", {"w", "ln1"}},
+      {'P', "b", {NULL, "128"}}, {'+', "pre", {"wx", "b"}}, {'U', "hidden", {"relu", "pre"}},
+      {'P', "w_out", {NULL, NULL}}, {'*', "ffn", {"w_out", "hidden"}}, {'+', "res2", {"ln1", "ffn"}},
+      LAYER_NORM("ln2", "res2"), {'F'}, {'S', "ln2", {"2,8|100"}}, {'S', "hidden", {"2,8|128"}}}},
 };
 #pragma GCC diagnostic pop
 
-#define MAXT 32
+#define MAXT 96
 #define MAXR 16
 
 static int slot(const char *const *names, int n, const char *name) {
