@@ -322,10 +322,14 @@ int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
 }
 
 /* OCANNL's wording for the operand count of a spec. */
-static void count_words(int n, char *buf, size_t cap) {
-  static const char *const words[] = {"one argument", "two arguments", "three arguments"};
-  if (n >= 1 && n <= 3) snprintf(buf, cap, "%s", words[n - 1]);
-  else snprintf(buf, cap, "%d arguments", n);
+/* OCANNL's message for a spec whose operand count is not n: one operand is
+   a permutation, two and three an einsum, more a block (its concatenation
+   of any arity); shape.ml words each so. */
+static int arity_error(nx_shape_session *s, int n, const char *spec) {
+  static const char *const words[] = {"permutation spec (expected one argument)", "einsum spec (expected two arguments)",
+                                      "einsum spec (expected three arguments)"};
+  if (n <= 3) return nx__shape_error(s, NULL, "Invalid %s: %s", words[n - 1], spec);
+  return nx__shape_error(s, NULL, "Invalid block spec (expected %d arguments): %s", n, spec);
 }
 
 int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
@@ -341,9 +345,7 @@ int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, cons
   int pending = s->pending.n;
   if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   int rc = nx__shape_spec_parse(s, spec, opt, t->env, &sp);
-  char words[32];
-  count_words(n, words, sizeof words);
-  if (!rc && sp.noperands != n) rc = nx__shape_error(s, NULL, "Invalid einsum spec (expected %s): %s", words, spec);
+  if (!rc && sp.noperands != n) rc = arity_error(s, n, spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
     return rc == NX_ENOMEM ? nx__fail(rc, "%s: out of memory", fn) : nx__fail(rc, "%s: %s", fn, s->err);

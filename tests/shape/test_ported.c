@@ -821,6 +821,20 @@ static const program cases[] = {
       {'P', "b", {NULL, "128"}}, {'+', "pre", {"wx", "b"}}, {'U', "hidden", {"relu", "pre"}},
       {'P', "w_out", {NULL, NULL}}, {'*', "ffn", {"w_out", "hidden"}}, {'+', "res2", {"ln1", "ffn"}},
       LAYER_NORM("ln2", "res2"), {'F'}, {'S', "ln2", {"2,8|100"}}, {'S', "hidden", {"2,8|128"}}}},
+    /* ---- tensor/shape.ml's arity errors (Permute, Broadcast (Einsum ..), Block) ---- */
+    {"shape.ml Transpose (Permute ...): a two-operand spec on one tensor",
+     NULL,
+     {{'T', "x", {"", "", "2,3"}}, {'E', "y", {"ij;jk=>ik", "x"}},
+      {'R', NULL, {"Invalid permutation spec (expected one argument): ij;jk=>ik"}}}},
+    {"shape.ml Broadcast (Einsum ...): a one-operand spec on two tensors",
+     NULL,
+     {{'T', "x", {"", "", "2,3"}}, {'T', "y", {"", "", "3,4"}}, {'E', "z", {"ij=>ji", "x", "y"}},
+      {'R', NULL, {"Invalid einsum spec (expected two arguments): ij=>ji"}}}},
+    {"shape.ml Block: a three-part concatenation spec on four tensors",
+     NULL,
+     {{'T', "a", {"", "", "2"}}, {'T', "b", {"", "", "3"}}, {'T', "c", {"", "", "4"}}, {'T', "d", {"", "", "5"}},
+      {'E', "cat", {"a; b; c => a^b^c", "a", "b", "c", "d"}},
+      {'R', NULL, {"Invalid block spec (expected 4 arguments): a; b; c => a^b^c"}}}},
 };
 #pragma GCC diagnostic pop
 
