@@ -885,6 +885,12 @@ static const program cases[] = {
      NULL,
      {{'T', "x1", {"", "", "3"}}, {'T', "x2", {"", "", "3"}}, {'K', "called_stack", {"output", "x1", "x2"}}, {'F'},
       {'N', "called_stack", {"0:2,1:3"}}}},
+    {"test_concat_graph.ml: nested concatenation sin (((n1, n2) ++^ \"a; b => a^b\", n3) ++^ \"a; b => a^b\")",
+     NULL,
+     {{'T', "n1", {"", "", "2"}}, {'T', "n2", {"", "", "3"}}, {'T', "n3", {"", "", "2"}},
+      {'E', "inner", {"a; b => a^b", "n1", "n2"}}, {'E', "cat", {"a; b => a^b", "inner", "n3"}},
+      {'U', "nested", {"sin", "cat"}}, {'E', "loss_n", {"...|... => 0", "nested"}}, {'F'}, {'N', "nested", {"0:7"}},
+      {'N', "inner", {"0:5"}}, {'N', "loss_n", {"0:1"}}}},
 };
 #pragma GCC diagnostic pop
 
