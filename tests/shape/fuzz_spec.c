@@ -31,7 +31,8 @@ static bool checked(prog *p, const char *fn, int rc) {
       snprintf(p->why, p->cap, "%s returned %d with message \"%.200s\"", fn, rc, m);
       return false;
     }
-    if (strstr(m, "Invalid einsum spec") || strstr(m, "is used as both a dimension variable and a row variable"))
+    if (strstr(m, "Invalid einsum spec") || strstr(m, "Invalid permutation spec") || strstr(m, "Invalid block spec") ||
+        strstr(m, "is used as both a dimension variable and a row variable"))
       p->refused = true;
     else p->tainted = true;
   }
