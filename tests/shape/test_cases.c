@@ -455,6 +455,20 @@ static void counterexamples(void) {
   nx_shape_session_free(s2);
 }
 
+/* 16: test_print_style.ml test_print_styles (dims in a row, as
+   nx_row_to_string prints them: Axis_size) */
+static void print_style(void) {
+  NEW(s);
+  const nx_dim *full = nx_dim_solved(s, 28, "height"), *minimal = dd(s, 64), *top = nx_dim_top(s);
+  const nx_dim *named = nx_dim_var(s, "channels"), *unnamed = nx_dim_var(s, NULL);
+  const nx_dim *all[5] = {full, minimal, top, named, unnamed};
+  char got[128], want[128];
+  CHECK(nx_row_to_string(s, closed(s, NULL, 0, all, 5), got, sizeof got) > 0, "case 16: %s", nx_error_message());
+  snprintf(want, sizeof want, "height=28,64,1,$%d:channels,$%d", nx_dim_var_id(named), nx_dim_var_id(unnamed));
+  CHECK(!strcmp(got, want), "case 16: %s, expected %s", got, want);
+  nx_shape_session_free(s);
+}
+
 int main(void) {
   closing_order();
   basis_order();
@@ -469,5 +483,6 @@ int main(void) {
   dimension_labels();
   einsum3();
   counterexamples();
+  print_style();
   return check_done();
 }
