@@ -681,7 +681,22 @@ static void test_error_names(void) {
   }
 }
 
+/* to_string prints the label whole, however long: `<label> : ...` */
+static void test_long_label(void) {
+  nx_shape_session_new(&S);
+  char label[700], want[800];
+  memset(label, 'L', sizeof label - 1);
+  label[sizeof label - 1] = 0;
+  nx_scheme *sc = trace(label, 1, residual, NULL);
+  snprintf(want, sizeof want, "%s : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..\n", label);
+  CHECK(sc && !strncmp(text(sc), want, strlen(want)), "a long label: %.80s", sc ? text(sc) + 690 : "");
+  CHECK(sc && nx_scheme_to_string(sc, NULL, 0) == (int)strlen(text(sc)), "its full length");
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
 int main(void) {
+  test_long_label();
   test_made_labels();
   test_error_names();
   test_given_labels();
