@@ -154,13 +154,17 @@ static char *dup_str(const char *s) {
   return c;
 }
 
+/* `<name> [p, no q]`, the names whole: measured, then written. */
 static char *pattern_label(const nx_scheme_handle *h, unsigned pattern) {
-  char buf[512];
-  size_t len = (size_t)snprintf(buf, sizeof buf, "%.200s", h->name);
-  for (int i = 0; i < h->noptions && len < sizeof buf; i++)
-    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s%.40s%s", i ? ", " : " [", pattern >> i & 1 ? "" : "no ",
+  size_t cap = strlen(h->name) + 1;
+  for (int i = 0; i < h->noptions; i++) cap += strlen(h->option_names[i]) + 6; /* " [no " or ", no ", and "]" */
+  char *buf = nx__malloc(cap);
+  if (!buf) return NULL;
+  size_t len = (size_t)snprintf(buf, cap, "%s", h->name);
+  for (int i = 0; i < h->noptions; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s%s%s", i ? ", " : " [", pattern >> i & 1 ? "" : "no ",
                             h->option_names[i], i == h->noptions - 1 ? "]" : "");
-  return dup_str(buf);
+  return buf;
 }
 
 void nx_scheme_handle_free(nx_scheme_handle *h) {
