@@ -41,8 +41,8 @@ static nx_scheme_event_fn event_fn;
 static void *event_ctx;
 static void (*log_fn)(void *, const char *);
 static void *log_ctx;
-static char said[64][160]; /* "function\treason" said once each */
-static int nsaid;
+static char **said; /* "function\treason", each said once, as many as there are */
+static int nsaid, capsaid;
 
 /* Per-session overrides, a short list keyed by the session. */
 typedef struct { const nx_shape_session *s; int mode; } override;
@@ -93,6 +93,7 @@ void nx_scheme_set_log(void (*log)(void *ctx, const char *line), void *ctx) {
   pthread_mutex_lock(&settings_mu);
   log_fn = log;
   log_ctx = ctx;
+  for (int i = 0; i < nsaid; i++) nx__free(said[i]);
   nsaid = 0;
   pthread_mutex_unlock(&settings_mu);
 }
@@ -107,19 +108,25 @@ static void event(enum nx_scheme_event_kind kind, const char *label, const char 
 
 /* "left unschemed", once per function and reason in the process. */
 static void say_unschemed(const char *function, const char *label, const char *reason) {
-  char key[160], line[400];
-  snprintf(key, sizeof key, "%.100s\t%s", function, reason);
-  snprintf(line, sizeof line, "shape scheme %.200s: left unschemed: %s", label, reason);
+  /* the key and the line whole, a name of any length (out of memory for
+     the key, the note may be said again) */
+  size_t nkey = strlen(function) + strlen(reason) + 2, nline = strlen(label) + strlen(reason) + 32;
+  char *key = nx__malloc(nkey), *line = nx__malloc(nline);
+  if (key) snprintf(key, nkey, "%s\t%s", function, reason);
+  if (line) snprintf(line, nline, "shape scheme %s: left unschemed: %s", label, reason);
   pthread_mutex_lock(&settings_mu);
   bool seen = false;
-  for (int i = 0; i < nsaid && !seen; i++) seen = !strcmp(said[i], key);
-  if (!seen && nsaid < 64) snprintf(said[nsaid++], sizeof said[0], "%s", key);
+  for (int i = 0; key && i < nsaid && !seen; i++) seen = !strcmp(said[i], key);
+  if (key && !seen && !nx__scheme_grow((void **)&said, &capsaid, nsaid, sizeof *said)) said[nsaid++] = key, key = NULL;
   void (*f)(void *, const char *) = log_fn;
   void *ctx = log_ctx;
   pthread_mutex_unlock(&settings_mu);
-  if (seen) return;
-  if (f) f(ctx, line);
-  else fprintf(stderr, "%s\n", line);
+  nx__free(key);
+  if (!seen && line) {
+    if (f) f(ctx, line);
+    else fprintf(stderr, "%s\n", line);
+  }
+  nx__free(line);
 }
 
 /* ---- the check window of nx_scheme_check_definition ---- */

@@ -394,7 +394,14 @@ static void test_statistics(void) {
 }
 
 /* Names of any length: a pattern's label `<name> [p, no q]` holds them
-   whole. */
+   whole, and functions whose names share a long prefix are told apart by
+   the once-per-function-and-reason note. */
+static int count_log;
+static void on_count(void *ctx, const char *line) {
+  (void)ctx, (void)line;
+  count_log++;
+}
+
 static void test_long_names(void) {
   nx_shape_session_new(&S);
   char name[400], opt[300], want[2048], buf[2048];
@@ -415,6 +422,19 @@ static void test_long_names(void) {
   CHECK(h && !strcmp(nx_scheme_label(nx_scheme_handle_scheme(h, 1)), want), "the pattern's label whole");
   nx_scheme_handle_free(h);
 
+  /* two functions alike in their first 300 characters, and more pairs of
+     function and reason than any fixed table: each said once */
+  nx_scheme_set_log(on_count, NULL);
+  count_log = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < 80; i++) {
+      snprintf(name + 300, sizeof name - 300, "%d", i);
+      nx_scheme_function g = fn(name, 0, true, forcing, &c);
+      CHECK(nx_scheme_function_new(S, &g, &h) == 0, "forcer %d: %s", i, nx_error_message());
+      nx_scheme_handle_free(h);
+    }
+  CHECK(count_log == 80, "said once per function and reason: %d notes for 80 functions", count_log);
+  nx_scheme_set_log(NULL, NULL);
   nx_shape_session_free(S);
 }
 
