@@ -369,18 +369,18 @@ int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tensor *con
     if (rc) return rc;
   }
   if (sl->state == UNSCHEMED) return run_body(h, args, opts, results, nres);
-  char app[512];
-  size_t len = 0;
-  app[0] = 0;
-  if (application) snprintf(app, sizeof app, "%s", application);
-  else
-    for (int i = 0; i < n && len < sizeof app; i++) len += (size_t)snprintf(app + len, sizeof app - len, "%s%s", i ? ", " : "", argv[i]->label);
+  /* the application's name: given, or the arguments' labels, options included */
+  char *app = nx__scheme_application(application, argv, n);
+  if (!app) return nx__fail(NX_ENOMEM, "nx_scheme_apply: out of memory");
+  int rc;
   if (mode == NX_OP_SHAPE_SCHEMES_CHECK) {
-    int rc = check(h, sl->sc, app, argv, n);
+    rc = check(h, sl->sc, app, argv, n);
+    nx__free(app);
     return rc ? rc : run_body(h, args, opts, results, nres);
   }
   for (int j = 0; j < sl->sc->nres; j++) results[j] = NULL;
-  int rc = nx_scheme_instantiate(h->s, sl->sc, app, argv, n, results, sl->sc->nres);
+  rc = nx_scheme_instantiate(h->s, sl->sc, app, argv, n, results, sl->sc->nres);
+  nx__free(app);
   event(NX_SCHEME_CHECKED, sl->label, NULL);
   if (!rc) *nres = sl->sc->nres;
   return rc;
