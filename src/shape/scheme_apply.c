@@ -299,15 +299,27 @@ static int apply(nx_shape_session *s, const nx_scheme *sc, const nx_scheme *tab,
   return rc;
 }
 
-static void application_name(nx_tensor *const *args, int n, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = 0;
-  for (int i = 0; i < n && len < cap; i++) {
-    int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", args[i]->label);
-    if (w < 0) break;
-    len += (size_t)w;
+/* An application's name, whole, to free: application itself, or the
+   arguments' labels joined by ", " when it is NULL. NULL when memory runs
+   out. */
+char *nx__scheme_application(const char *application, nx_tensor *const *args, int n) {
+  size_t cap = 1;
+  if (application) cap += strlen(application);
+  else
+    for (int i = 0; i < n; i++) cap += strlen(args[i]->label) + 2;
+  char *buf = nx__malloc(cap);
+  if (!buf) return NULL;
+  if (application) memcpy(buf, application, cap);
+  else {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", args[i]->label);
   }
+  return buf;
 }
+
+static int instantiate_as(nx_shape_session *s, const nx_scheme *sc, const char *prefix, nx_tensor *const *args,
+                          nx_tensor **results, int nres);
 
 int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *application,
                           nx_tensor *const *args, int nargs, nx_tensor **results, int nres) {
@@ -319,19 +331,25 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
     if (!args[i]) return nx__fail(NX_EINVAL, "nx_scheme_instantiate: argument %d is NULL", i + 1);
   if (sc->session != s)
     return nx__fail(NX_EINVAL, "nx_scheme_instantiate: the scheme %s was traced in another session", sc->label);
-  char app[512];
-  if (application) snprintf(app, sizeof app, "%s", application);
-  else application_name(args, nargs, app, sizeof app);
+  /* the prefix whole, however long the label and the application's name */
+  char *app = nx__scheme_application(application, args, nargs);
+  size_t nprefix = app ? strlen(sc->label) + strlen(app) + sizeof "applying the shape scheme  to : " : 0;
+  char *prefix = app ? nx__malloc(nprefix) : NULL;
+  if (prefix) snprintf(prefix, nprefix, "applying the shape scheme %s to %s: ", sc->label, app);
+  nx__free(app);
+  if (!prefix) return nx__fail(NX_ENOMEM, "applying the shape scheme %s: out of memory", sc->label);
+  int rc = instantiate_as(s, sc, prefix, args, results, nres);
+  nx__free(prefix);
+  return rc;
+}
+
+static int instantiate_as(nx_shape_session *s, const nx_scheme *sc, const char *prefix, nx_tensor *const *args,
+                          nx_tensor **results, int nres) {
   if (s->tainted)
-    return nx__fail(NX_EINVAL, "applying the shape scheme %s to %s: the session is tainted by an earlier shape error: %s",
-                    sc->label, app, s->taint);
+    return nx__fail(NX_EINVAL, "%sthe session is tainted by an earlier shape error: %s", prefix, s->taint);
   if (nx__scheme_stale(sc, s))
-    return nx__fail(NX_EINVAL,
-                    "applying the shape scheme %s to %s: the scheme depends on open state that a closing since discarded: trace again",
-                    sc->label, app);
+    return nx__fail(NX_EINVAL, "%sthe scheme depends on open state that a closing since discarded: trace again", prefix);
   int64_t t0 = nx__scheme_now_ns();
-  char prefix[700];
-  snprintf(prefix, sizeof prefix, "applying the shape scheme %s to %s: ", sc->label, app);
   nx_tensor *out[NX_SCHEME_MAX_RESULTS];
   for (int j = 0; j < nres; j++) out[j] = results[j];
   int rc;

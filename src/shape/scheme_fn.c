@@ -41,8 +41,8 @@ static nx_scheme_event_fn event_fn;
 static void *event_ctx;
 static void (*log_fn)(void *, const char *);
 static void *log_ctx;
-static char said[64][160]; /* "function\treason" said once each */
-static int nsaid;
+static char **said; /* "function\treason", each said once, as many as there are */
+static int nsaid, capsaid;
 
 /* Per-session overrides, a short list keyed by the session. */
 typedef struct { const nx_shape_session *s; int mode; } override;
@@ -93,6 +93,7 @@ void nx_scheme_set_log(void (*log)(void *ctx, const char *line), void *ctx) {
   pthread_mutex_lock(&settings_mu);
   log_fn = log;
   log_ctx = ctx;
+  for (int i = 0; i < nsaid; i++) nx__free(said[i]);
   nsaid = 0;
   pthread_mutex_unlock(&settings_mu);
 }
@@ -107,19 +108,25 @@ static void event(enum nx_scheme_event_kind kind, const char *label, const char 
 
 /* "left unschemed", once per function and reason in the process. */
 static void say_unschemed(const char *function, const char *label, const char *reason) {
-  char key[160], line[400];
-  snprintf(key, sizeof key, "%.100s\t%s", function, reason);
-  snprintf(line, sizeof line, "shape scheme %.200s: left unschemed: %s", label, reason);
+  /* the key and the line whole, a name of any length (out of memory for
+     the key, the note may be said again) */
+  size_t nkey = strlen(function) + strlen(reason) + 2, nline = strlen(label) + strlen(reason) + 32;
+  char *key = nx__malloc(nkey), *line = nx__malloc(nline);
+  if (key) snprintf(key, nkey, "%s\t%s", function, reason);
+  if (line) snprintf(line, nline, "shape scheme %s: left unschemed: %s", label, reason);
   pthread_mutex_lock(&settings_mu);
   bool seen = false;
-  for (int i = 0; i < nsaid && !seen; i++) seen = !strcmp(said[i], key);
-  if (!seen && nsaid < 64) snprintf(said[nsaid++], sizeof said[0], "%s", key);
+  for (int i = 0; key && i < nsaid && !seen; i++) seen = !strcmp(said[i], key);
+  if (key && !seen && !nx__scheme_grow((void **)&said, &capsaid, nsaid, sizeof *said)) said[nsaid++] = key, key = NULL;
   void (*f)(void *, const char *) = log_fn;
   void *ctx = log_ctx;
   pthread_mutex_unlock(&settings_mu);
-  if (seen) return;
-  if (f) f(ctx, line);
-  else fprintf(stderr, "%s\n", line);
+  nx__free(key);
+  if (!seen && line) {
+    if (f) f(ctx, line);
+    else fprintf(stderr, "%s\n", line);
+  }
+  nx__free(line);
 }
 
 /* ---- the check window of nx_scheme_check_definition ---- */
@@ -154,13 +161,17 @@ static char *dup_str(const char *s) {
   return c;
 }
 
+/* `<name> [p, no q]`, the names whole: measured, then written. */
 static char *pattern_label(const nx_scheme_handle *h, unsigned pattern) {
-  char buf[512];
-  size_t len = (size_t)snprintf(buf, sizeof buf, "%.200s", h->name);
-  for (int i = 0; i < h->noptions && len < sizeof buf; i++)
-    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s%.40s%s", i ? ", " : " [", pattern >> i & 1 ? "" : "no ",
+  size_t cap = strlen(h->name) + 1;
+  for (int i = 0; i < h->noptions; i++) cap += strlen(h->option_names[i]) + 6; /* " [no " or ", no ", and "]" */
+  char *buf = nx__malloc(cap);
+  if (!buf) return NULL;
+  size_t len = (size_t)snprintf(buf, cap, "%s", h->name);
+  for (int i = 0; i < h->noptions; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s%s%s", i ? ", " : " [", pattern >> i & 1 ? "" : "no ",
                             h->option_names[i], i == h->noptions - 1 ? "]" : "");
-  return dup_str(buf);
+  return buf;
 }
 
 void nx_scheme_handle_free(nx_scheme_handle *h) {
@@ -358,18 +369,18 @@ int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tensor *con
     if (rc) return rc;
   }
   if (sl->state == UNSCHEMED) return run_body(h, args, opts, results, nres);
-  char app[512];
-  size_t len = 0;
-  app[0] = 0;
-  if (application) snprintf(app, sizeof app, "%s", application);
-  else
-    for (int i = 0; i < n && len < sizeof app; i++) len += (size_t)snprintf(app + len, sizeof app - len, "%s%s", i ? ", " : "", argv[i]->label);
+  /* the application's name: given, or the arguments' labels, options included */
+  char *app = nx__scheme_application(application, argv, n);
+  if (!app) return nx__fail(NX_ENOMEM, "nx_scheme_apply: out of memory");
+  int rc;
   if (mode == NX_OP_SHAPE_SCHEMES_CHECK) {
-    int rc = check(h, sl->sc, app, argv, n);
+    rc = check(h, sl->sc, app, argv, n);
+    nx__free(app);
     return rc ? rc : run_body(h, args, opts, results, nres);
   }
   for (int j = 0; j < sl->sc->nres; j++) results[j] = NULL;
-  int rc = nx_scheme_instantiate(h->s, sl->sc, app, argv, n, results, sl->sc->nres);
+  rc = nx_scheme_instantiate(h->s, sl->sc, app, argv, n, results, sl->sc->nres);
+  nx__free(app);
   event(NX_SCHEME_CHECKED, sl->label, NULL);
   if (!rc) *nres = sl->sc->nres;
   return rc;

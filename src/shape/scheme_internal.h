@@ -195,6 +195,9 @@ extern const char *const nx__scheme_reason_force, *const nx__scheme_reason_set, 
 /* Whether an application would be refused for open state a closing since
    discarded (scheme_apply.c): the scheme is stale, trace again. */
 bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s);
+/* An application's name, whole (malloc'd, NULL when memory runs out):
+   application, or the arguments' labels joined by ", " when it is NULL. */
+char *nx__scheme_application(const char *application, nx_tensor *const *args, int n);
 
 /* Where the session stood when a trace began: its first variable, its
    tensor count, the undo log's length, the marks' and the deferred

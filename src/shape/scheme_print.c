@@ -20,24 +20,23 @@ typedef struct {
 
 static void put(sbuf *b, const char *fmt, ...) NX__PRINTF(2, 3);
 static void put(sbuf *b, const char *fmt, ...) {
-  va_list ap;
+  va_list ap, again;
   va_start(ap, fmt);
-  char tmp[256];
-  int w = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_copy(again, ap);
+  /* measured first: a piece (a label) may be of any length */
+  int w = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  if (w < 0) return;
-  if (b->n + (size_t)w + 1 > b->cap) {
+  if (w >= 0 && b->n + (size_t)w + 1 > b->cap) {
     size_t nc = (b->cap ? b->cap * 2 : 256) + (size_t)w;
     char *q = nx__realloc(b->p, nc);
-    if (!q) {
-      b->nomem = true;
-      return;
-    }
-    b->p = q;
-    b->cap = nc;
+    if (!q) b->nomem = true, w = -1;
+    else b->p = q, b->cap = nc;
   }
-  memcpy(b->p + b->n, tmp, (size_t)w + 1);
-  b->n += (size_t)w;
+  if (w >= 0) {
+    vsnprintf(b->p + b->n, b->cap - b->n, fmt, again);
+    b->n += (size_t)w;
+  }
+  va_end(again);
 }
 
 /* One inequality lo ⊑ hi (hi a variable), or an at-least (hi >= n). */
@@ -81,7 +80,7 @@ static void dim_put(printer *p, const nx_dim *d, sbuf *b) {
   case NX__D_SOLVED:
     if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST))
       put(b, "%lld", (long long)d->d);
-    else put(b, "%.200s=%lld", d->basis, (long long)d->d);
+    else put(b, "%s=%lld", d->basis, (long long)d->d);
     return;
   case NX__D_VAR: var_name(p, d->var, b); return;
   case NX__D_AFFINE:

@@ -681,7 +681,42 @@ static void test_error_names(void) {
   }
 }
 
+/* to_string prints the label whole, however long: `<label> : ...` */
+static void test_long_label(void) {
+  nx_shape_session_new(&S);
+  char label[700], want[800];
+  memset(label, 'L', sizeof label - 1);
+  label[sizeof label - 1] = 0;
+  nx_scheme *sc = trace(label, 1, residual, NULL);
+  snprintf(want, sizeof want, "%s : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..\n", label);
+  CHECK(sc && !strncmp(text(sc), want, strlen(want)), "a long label: %.80s", sc ? text(sc) + 690 : "");
+  CHECK(sc && nx_scheme_to_string(sc, NULL, 0) == (int)strlen(text(sc)), "its full length");
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
+/* The prefix "applying the shape scheme <label> to <application>: " holds
+   a long label and a long application's name whole (the message has room). */
+static void test_long_application(void) {
+  nx_shape_session_new(&S);
+  char label[200], app[600], want[900];
+  memset(label, 'L', sizeof label - 1);
+  label[sizeof label - 1] = 0;
+  memset(app, 'A', sizeof app - 1);
+  app[sizeof app - 1] = 0;
+  nx_scheme *sc = trace(label, 2, add2, NULL);
+  nx_tensor *args[2] = {term("x", "", "", "3"), term("y", "", "", "4")}, *r = NULL;
+  snprintf(want, sizeof want, "applying the shape scheme %s to %s: ", label, app);
+  CHECK(sc && nx_scheme_instantiate(S, sc, app, args, 2, &r, 1) == NX_EINVAL &&
+            prefixed(want, "solved dimensions for axis: mismatch"),
+        "a long application's prefix: %s", nx_error_message() + 700);
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
 int main(void) {
+  test_long_label();
+  test_long_application();
   test_made_labels();
   test_error_names();
   test_given_labels();

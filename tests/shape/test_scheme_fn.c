@@ -393,8 +393,54 @@ static void test_statistics(void) {
   nx_shape_session_free(S);
 }
 
+/* Names of any length: a pattern's label `<name> [p, no q]` holds them
+   whole, and functions whose names share a long prefix are told apart by
+   the once-per-function-and-reason note. */
+static int count_log;
+static void on_count(void *ctx, const char *line) {
+  (void)ctx, (void)line;
+  count_log++;
+}
+
+static void test_long_names(void) {
+  nx_shape_session_new(&S);
+  char name[400], opt[300], want[2048], buf[2048];
+  memset(name, 'n', sizeof name - 1);
+  name[sizeof name - 1] = 0;
+  memset(opt, 'o', sizeof opt - 1);
+  opt[sizeof opt - 1] = 0;
+  const char *opts[1] = {opt};
+  body_ctx c = {0};
+  CHECK(nx_tensor_param(S, "w", NULL, "4", &c.w) == 0, "w");
+  nx_scheme_function f = {name, 1, X, 1, opts, true, block, &c};
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0 && h, "closure: %s", nx_error_message());
+  snprintf(want, sizeof want, "%s [no %s]: schemed; %s [%s]: schemed", name, opt, name, opt);
+  CHECK(h && nx_scheme_status(h, buf, sizeof buf) == (int)strlen(want) && !strcmp(buf, want), "status: %.60s",
+        buf + 390);
+  snprintf(want, sizeof want, "%s [%s]", name, opt);
+  CHECK(h && !strcmp(nx_scheme_label(nx_scheme_handle_scheme(h, 1)), want), "the pattern's label whole");
+  nx_scheme_handle_free(h);
+
+  /* two functions alike in their first 300 characters, and more pairs of
+     function and reason than any fixed table: each said once */
+  nx_scheme_set_log(on_count, NULL);
+  count_log = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < 80; i++) {
+      snprintf(name + 300, sizeof name - 300, "%d", i);
+      nx_scheme_function g = fn(name, 0, true, forcing, &c);
+      CHECK(nx_scheme_function_new(S, &g, &h) == 0, "forcer %d: %s", i, nx_error_message());
+      nx_scheme_handle_free(h);
+    }
+  CHECK(count_log == 80, "said once per function and reason: %d notes for 80 functions", count_log);
+  nx_scheme_set_log(NULL, NULL);
+  nx_shape_session_free(S);
+}
+
 int main(void) {
   nx_scheme_set_event_callback(on_event, NULL);
+  test_long_names();
   test_patterns();
   test_unschemed();
   test_modes();
