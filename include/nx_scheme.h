@@ -60,7 +60,8 @@ typedef int (*nx_scheme_fn)(void *ctx, nx_shape_session *s, nx_tensor *const *ar
    failing status, or one only the end-of-trace solve finds, such as a
    constraint f added with nx_shape_add_* and did not solve), when f forces
    dims (nx_shape_finish or a solve past stage 1 inside f: inference cannot
-   close during a trace), when f returns no result or more than
+   close during a trace) or projections (nx_shape_projections or
+   nx_tensor_resolve_padding inside f, whatever their outcome), when f returns no result or more than
    NX_SCHEME_MAX_RESULTS, when f makes a dim or row beyond what a scheme
    holds (a concatenation of more than 64 parts, a row flank of more than
    256 dims, a total over more than 64 rows), and for what a scheme cannot

@@ -96,6 +96,7 @@ int nx_tensor_padding(nx_shape_session *s, const nx_tensor *t, int axis, int64_t
 
 int nx_tensor_resolve_padding(nx_shape_session *s, nx_tensor *t) {
   if (!s || !t) return nx__fail(NX_EINVAL, "nx_tensor_resolve_padding: NULL argument");
+  if (s->rec) s->forced_proj = true; /* a trace refuses it once its function returns */
   int n = rank_of(s, t);
   if (n < 0)
     return nx__fail(NX_EINVAL, "nx_tensor_resolve_padding: %s: its rows are not solved yet (call nx_shape_finish first)",

@@ -269,6 +269,7 @@ int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape
   if (!s || !t || !out) return nx__fail(NX_EINVAL, FN ": NULL argument");
   if (s->tainted) return nx__fail(NX_EINVAL, FN ": the session is tainted by an earlier shape error: %s", s->taint);
   if (!t->env || !t->env->shape_rows) return nx__fail(NX_EINVAL, FN ": %s was not made by nx_tensor_einsum", t->label);
+  if (s->rec) s->forced_proj = true; /* a trace refuses it once its function returns */
   nx_shape_proj *p = nx__shape_alloc(s, sizeof *p);
   if (!p) return nx__fail(NX_ENOMEM, FN ": out of memory");
   builder b = {.s = s, .t = t, .p = p};

@@ -146,7 +146,9 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
                      .D0live = s->deferred.nlive};
   nx__cvec rec = {0};
   nx__cvec *prev = s->rec;
+  bool prev_forced = s->forced_proj;
   s->rec = &rec;
+  s->forced_proj = false;
   s->stage = 1;
   nx_tensor *args[64], **argv = n <= 64 ? args : nx__malloc((size_t)n * sizeof *argv);
   int rc = argv ? 0 : NX_ENOMEM;
@@ -167,7 +169,13 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_force;
     snprintf(what, sizeof what, "the function forces dims (closing or a solve past stage 1): inference cannot close during a trace");
+  } else if (s->forced_proj) {
+    rc = NX_EINVAL;
+    *carry = nx__scheme_reason_force;
+    snprintf(what, sizeof what, "the function forces projections (nx_shape_projections or nx_tensor_resolve_padding): "
+                                "inference cannot close during a trace");
   }
+  s->forced_proj = prev_forced;
   if (!rc && (nres < 1 || nres > NX_SCHEME_MAX_RESULTS)) {
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_tracers;

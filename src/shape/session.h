@@ -154,6 +154,7 @@ struct nx_shape_session {
   int w_nvars, w_nlk, w_nlbs;
   nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending, each solve's
                     batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
+  bool forced_proj; /* projections or padding were forced while a trace recorded */
 };
 
 /* Variable v of session s (v < s->nvars), its page and its record. */

@@ -245,6 +245,25 @@ static int forcing(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, n
   return rc ? rc : nx_shape_finish(s);
 }
 
+/* projections of an einsum whose dims are all known: forced all the same */
+static int forcing_proj(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *const *fixed = ctx;
+  const nx_shape_proj *p;
+  (void)n;
+  *nr = 1;
+  r[0] = a[0];
+  nx_tensor *t;
+  int rc = nx_tensor_einsum(s, "i => i", fixed, 1, &t);
+  return rc ? rc : nx_shape_projections(s, t, &p);
+}
+
+static int forcing_pad(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  r[0] = a[0];
+  return nx_tensor_resolve_padding(s, (nx_tensor *)ctx);
+}
+
 static int set_outside(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
   (void)n;
   *nr = 1;
@@ -313,6 +332,21 @@ static void test_trace_errors(void) {
         "end-of-trace check");
   rc = nx_scheme_trace(S, "force", 1, forcing, NULL, &sc);
   CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme force: ", "forces dims"), "forcing");
+  nx_tensor *known = param("known", "", "5");
+  CHECK(nx_shape_finish(S) == 0, "closing before: %s", nx_error_message());
+  int64_t before = nx_shape_dump(S, NULL, 0);
+  rc = nx_scheme_trace(S, "proj", 1, forcing_proj, &known, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme proj: ", "forces projections"), "forcing projections");
+  rc = nx_scheme_trace(S, "pad", 1, forcing_pad, known, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme pad: ", "forces projections"), "forcing padding");
+  CHECK(before > 0 && nx_shape_dump(S, NULL, 0) == before, "the refused traces left nothing: a dump of %lld bytes, %lld before",
+        (long long)nx_shape_dump(S, NULL, 0), (long long)before);
+  /* outside a trace, the same calls are not refused */
+  nx_tensor *t;
+  const nx_shape_proj *pj;
+  CHECK(nx_tensor_einsum(S, "i => i", &known, 1, &t) == 0 && nx_shape_finish(S) == 0 &&
+            nx_shape_projections(S, t, &pj) == 0,
+        "projections outside a trace: %s", nx_error_message());
   nx_tensor *outside = term("outside", NULL, NULL, NULL), *cap;
   CHECK(nx_tensor_einsum(S, "...|...->...c => ...|...->...c", &outside, 1, &cap) == 0, "capture: %s", nx_error_message());
   rc = nx_scheme_trace(S, "set", 1, set_outside, (void *)nx_tensor_spec_dim(cap, "c"), &sc);
