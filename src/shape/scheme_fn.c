@@ -44,11 +44,6 @@ static void *log_ctx;
 static char **said; /* "function\treason", each said once, as many as there are */
 static int nsaid, capsaid;
 
-/* Per-session overrides, a short list keyed by the session. */
-typedef struct { const nx_shape_session *s; int mode; } override;
-static override overrides[64];
-static int noverrides;
-
 int nx_scheme_set_op_shape_schemes(int mode) {
   if (mode < NX_OP_SHAPE_SCHEMES_OFF || mode > NX_OP_SHAPE_SCHEMES_ON)
     return nx__fail(NX_EINVAL, "nx_scheme_set_op_shape_schemes: mode %d is not one of the enum", mode);
@@ -60,26 +55,13 @@ int nx_scheme_session_op_shape_schemes(nx_shape_session *s, int mode) {
   if (!s) return nx__fail(NX_EINVAL, "nx_scheme_session_op_shape_schemes: NULL session");
   if (mode < -1 || mode > NX_OP_SHAPE_SCHEMES_ON)
     return nx__fail(NX_EINVAL, "nx_scheme_session_op_shape_schemes: mode %d is not one of the enum or -1", mode);
-  pthread_mutex_lock(&settings_mu);
-  int i = 0;
-  while (i < noverrides && overrides[i].s != s) i++;
-  int rc = 0;
-  if (mode == -1) {
-    if (i < noverrides) overrides[i] = overrides[--noverrides];
-  } else if (i < noverrides) overrides[i].mode = mode;
-  else if (noverrides < 64) overrides[noverrides++] = (override){s, mode};
-  else rc = nx__fail(NX_ENOMEM, "nx_scheme_session_op_shape_schemes: more than 64 sessions override the setting");
-  pthread_mutex_unlock(&settings_mu);
-  return rc;
+  /* kept in the session, so that it goes with it when it is freed */
+  s->op_mode = mode + 1;
+  return 0;
 }
 
 int nx_scheme_op_shape_schemes(const nx_shape_session *s) {
-  int mode = atomic_load(&process_mode);
-  pthread_mutex_lock(&settings_mu);
-  for (int i = 0; i < noverrides; i++)
-    if (overrides[i].s == s) mode = overrides[i].mode;
-  pthread_mutex_unlock(&settings_mu);
-  return mode;
+  return s && s->op_mode ? s->op_mode - 1 : atomic_load(&process_mode);
 }
 
 void nx_scheme_set_event_callback(nx_scheme_event_fn f, void *ctx) {

@@ -155,6 +155,7 @@ struct nx_shape_session {
   nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending, each solve's
                     batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
   bool forced_proj; /* projections or padding were forced while a trace recorded */
+  int op_mode;      /* the session's op_shape_schemes override plus 1; 0: none (scheme_fn.c) */
 };
 
 /* Variable v of session s (v < s->nvars), its page and its record. */

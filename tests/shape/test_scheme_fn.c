@@ -172,6 +172,26 @@ static void test_modes(void) {
   CHECK(nx_scheme_op_shape_schemes(S) == nx_scheme_op_shape_schemes(NULL), "override dropped");
   CHECK(nx_scheme_set_op_shape_schemes(7) == NX_EINVAL && nx_scheme_session_op_shape_schemes(S, 9) == NX_EINVAL,
         "bad modes");
+  /* an override goes with its session: a snapshot's restore keeps it, and
+     any number of sessions may override, each freed with its own */
+  nx_shape_snapshot *snap = NULL;
+  CHECK(nx_shape_snapshot_take(S, &snap) == 0, "snapshot: %s", nx_error_message());
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_OFF);
+  CHECK(snap && nx_shape_snapshot_restore(S, snap) == 0 && nx_scheme_op_shape_schemes(S) == NX_OP_SHAPE_SCHEMES_OFF,
+        "a restore keeps the override");
+  nx_shape_snapshot_free(snap);
+  nx_scheme_session_op_shape_schemes(S, -1);
+  int refused = 0, inherited = 0, process = nx_scheme_op_shape_schemes(NULL);
+  int other = process == NX_OP_SHAPE_SCHEMES_ON ? NX_OP_SHAPE_SCHEMES_OFF : NX_OP_SHAPE_SCHEMES_ON;
+  for (int i = 0; i < 200; i++) {
+    nx_shape_session *t = NULL;
+    if (nx_shape_session_new(&t)) break;
+    inherited += nx_scheme_op_shape_schemes(t) != process; /* a fresh session, often at a freed one's address */
+    refused += nx_scheme_session_op_shape_schemes(t, other) != 0;
+    nx_shape_session_free(t);
+  }
+  CHECK(refused == 0 && inherited == 0, "200 overriding sessions: %d refused, %d fresh ones not at the process setting",
+        refused, inherited);
   nx_scheme_handle_free(h);
   nx_shape_session_free(S);
 
