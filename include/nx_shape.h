@@ -531,6 +531,15 @@ NX_API int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **
 NX_API int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n,
                             nx_tensor **t);
 
+/* nx_tensor_concat(s, spec, args, n, &t) is OCANNL's `++^` (a block): the
+   einsum of spec over n operands, typically concatenating axes with `^`
+   ("a; b => a^b"). It is nx_tensor_einsum but for one wording: a spec whose
+   operand count is not n fails with "Invalid block spec (expected n
+   arguments): spec" whatever n (nx_tensor_einsum words n = 1 to 3 as a
+   permutation or an einsum spec). Fails as nx_tensor_einsum otherwise, its
+   messages naming this function. */
+NX_API int nx_tensor_concat(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **t);
+
 /* nx_tensor_stack(s, kind, args, n, &t) stacks the n operands (1 to
    NX_SHAPE_MAX_OPERANDS) on a new leading axis of that kind, as OCANNL's
    Operation.stack: each gains the axis by a fixed index 0, and the parts are
@@ -609,6 +618,14 @@ typedef struct nx_einsum_options {
    of spec (the einsum's constraints are then kept, t is not set); on a
    shape error of a size applied. */
 NX_API int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                               nx_tensor *const *args, int n, nx_tensor **t);
+
+/* nx_tensor_concat_ex(s, spec, opt, args, n, &t) is nx_tensor_concat with
+   the options of nx_tensor_einsum_ex (NULL: none; OCANNL's `++^` with
+   captured dims).
+   Fails as nx_tensor_einsum_ex, with nx_tensor_concat's arity wording, its
+   messages naming this function. */
+NX_API int nx_tensor_concat_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
                                nx_tensor *const *args, int n, nx_tensor **t);
 
 /* nx_shape_ref_value(s, r, &size) sets size to r's known size and returns

@@ -195,16 +195,16 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
   return nx__shape_fail_as(fn, rc);
 }
 
-int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
-                        nx_tensor *const *args, int n, nx_tensor **out) {
-  static const char *fn = "nx_tensor_einsum_ex";
+/* nx_tensor_einsum_ex and nx_tensor_concat_ex: the spec, then each reference bound. */
+static int einsum_refs(nx_shape_session *s, const char *fn, bool block, const char *spec, const nx_einsum_options *opt,
+                       nx_tensor *const *args, int n, nx_tensor **out) {
   int nrefs = opt ? opt->nrefs : 0;
   if (!s || !out || (nrefs && !opt->refs) || nrefs < 0 || (opt && opt->nvalues && (!opt->names || !opt->values)))
     return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
   for (int i = 0; i < nrefs; i++)
     if (!opt->refs[i]) return nx__fail(NX_EINVAL, "%s: reference %d is NULL", fn, i);
   nx_tensor *t;
-  int rc = nx__shape_einsum(s, fn, spec, opt, args, n, &t);
+  int rc = nx__shape_einsum(s, fn, block, spec, opt, args, n, &t);
   if (rc) return rc;
   for (int i = 0; i < nrefs; i++) {
     nx_shape_ref *r = opt->refs[i];
@@ -223,4 +223,14 @@ int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_o
   }
   *out = t;
   return 0;
+}
+
+int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                        nx_tensor *const *args, int n, nx_tensor **out) {
+  return einsum_refs(s, "nx_tensor_einsum_ex", false, spec, opt, args, n, out);
+}
+
+int nx_tensor_concat_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,
+                        nx_tensor *const *args, int n, nx_tensor **out) {
+  return einsum_refs(s, "nx_tensor_concat_ex", true, spec, opt, args, n, out);
 }

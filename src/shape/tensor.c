@@ -321,31 +321,31 @@ int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
   return finish_op(s, "nx_tensor_batch_slice", t, out);
 }
 
-/* OCANNL's wording for the operand count of a spec. */
-/* OCANNL's message for a spec whose operand count is not n: one operand is
-   a permutation, two and three an einsum, more a block (its concatenation
-   of any arity); shape.ml words each so. */
-static int arity_error(nx_shape_session *s, int n, const char *spec) {
+/* OCANNL's message for a spec whose operand count is not n: its `++^`
+   (a block, a concatenation of any arity) says "block spec" whatever n;
+   otherwise one operand is a permutation, two and three an einsum, and more
+   only a block can take. shape.ml words each so. */
+static int arity_error(nx_shape_session *s, bool block, int n, const char *spec) {
   static const char *const words[] = {"permutation spec (expected one argument)", "einsum spec (expected two arguments)",
                                       "einsum spec (expected three arguments)"};
-  if (n <= 3) return nx__shape_error(s, NULL, "Invalid %s: %s", words[n - 1], spec);
+  if (!block && n <= 3) return nx__shape_error(s, NULL, "Invalid %s: %s", words[n - 1], spec);
   return nx__shape_error(s, NULL, "Invalid block spec (expected %d arguments): %s", n, spec);
 }
 
-int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
+int nx__shape_einsum(nx_shape_session *s, const char *fn, bool block, const char *spec, const nx_einsum_options *opt,
                      nx_tensor *const *args, int n, nx_tensor **out) {
   if (n < 1 || n > NX_SHAPE_MAX_OPERANDS)
     return nx__fail(NX_EINVAL, "%s: %d operands, not 1 to %d", fn, n, NX_SHAPE_MAX_OPERANDS);
   CHECK_ARGS(fn, spec && args);
   for (int i = 0; i < n; i++)
     if (!args[i]) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
-  nx_tensor *t = op_node(s, n == 1 ? "permute" : "einsum");
+  nx_tensor *t = op_node(s, block ? "concat" : n == 1 ? "permute" : "einsum");
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   nx__spec sp;
   int pending = s->pending.n;
   if (!(t->env = nx__shape_alloc(s, sizeof *t->env))) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
   int rc = nx__shape_spec_parse(s, spec, opt, t->env, &sp);
-  if (!rc && sp.noperands != n) rc = arity_error(s, n, spec);
+  if (!rc && sp.noperands != n) rc = arity_error(s, block, n, spec);
   if (rc) {
     s->pending.n = pending; /* drop the parse's fixed-index constraints */
     return rc == NX_ENOMEM ? nx__fail(rc, "%s: out of memory", fn) : nx__fail(rc, "%s: %s", fn, s->err);
@@ -380,7 +380,11 @@ int nx__shape_fail_as(const char *fn, int rc) {
 }
 
 int nx_tensor_einsum(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
-  return nx__shape_einsum(s, "nx_tensor_einsum", spec, NULL, args, n, out);
+  return nx__shape_einsum(s, "nx_tensor_einsum", false, spec, NULL, args, n, out);
+}
+
+int nx_tensor_concat(nx_shape_session *s, const char *spec, nx_tensor *const *args, int n, nx_tensor **out) {
+  return nx__shape_einsum(s, "nx_tensor_concat", true, spec, NULL, args, n, out);
 }
 
 const nx_dim *nx_tensor_spec_dim(const nx_tensor *t, const char *label) {

@@ -69,9 +69,9 @@ int nx__shape_spec_parse(nx_shape_session *s, const char *spec, const nx_einsum_
    NX_EINVAL with s->err naming the position. */
 int nx__shape_leaf_parse(nx_shape_session *s, const char *spec, nx__spec_env *env, const nx_row **rows);
 
-/* nx__shape_einsum(s, fn, spec, opt, args, n, &t) is nx_tensor_einsum with
-   options, its failures naming fn. */
-int nx__shape_einsum(nx_shape_session *s, const char *fn, const char *spec, const nx_einsum_options *opt,
+/* nx__shape_einsum(s, fn, block, spec, opt, args, n, &t) is nx_tensor_einsum
+   with options (nx_tensor_concat when block), its failures naming fn. */
+int nx__shape_einsum(nx_shape_session *s, const char *fn, bool block, const char *spec, const nx_einsum_options *opt,
                      nx_tensor *const *args, int n, nx_tensor **out);
 
 /* nx__shape_axes_parse(s, text, &row): a comma-separated axis list as a closed row. */

@@ -92,6 +92,7 @@ NULL_ALLOWED = {
     ("nx_scheme_check_definition", "ctx"): "the block's context, passed through",
     ("nx_scheme_check_definition", "labels"): "nx_scheme.h: NULL with cap 0 only counts the labels",
     ("nx_tensor_einsum_ex", "opt"): "nx_shape.h: NULL options are none",
+    ("nx_tensor_concat_ex", "opt"): "nx_shape.h: NULL options are none, as nx_tensor_einsum_ex's",
     ("nx_tensor_param_fill", "input"): "nx_shape.h: NULL is a row to infer",
     ("nx_tensor_param_fill", "output"): "nx_shape.h: NULL is a row to infer",
     ("nx_tensor_param_fill", "label"): "a tensor's label is optional",
