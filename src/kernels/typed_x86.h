@@ -20,4 +20,15 @@ int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void 
    uint8, and of floats into int8, int16, uint8 (and float64 into int32). */
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
 
+/* z = x op y for op + - x / (NX__ADD .. NX__FDIV) of float32 and float64
+   over a contiguous run of at least NX__TYPED_STREAM_BYTES of result, the
+   lines of z past its first 64-byte boundary written by non-temporal
+   stores: a large result's lines are then not read before being written
+   (about a quarter less time for a float32 add on an AMD Zen 5, as the
+   casts and the math loops do already). The same bits as the C loops: one
+   IEEE operation an element. Returns 0 for another case, a smaller run or
+   a z not on a whole element's boundary. */
+#define NX__TYPED_STREAM_BYTES ((int64_t)2 << 20)
+int nx__typed_stream512(int op, nx_dtype dt, void *z, const void *x, const void *y, int64_t n);
+
 #endif

@@ -248,6 +248,23 @@ static void check_elementwise(int level, uint64_t *seed) {
     }
 }
 
+/* Runs of 2 MiB of result or more: float32 and float64 + - x / stream the
+   lines of z past its first 64-byte boundary (typed_x86.h), so z starts
+   at every offset of a line's first elements; on one thread, so that the
+   run is whole. */
+static void check_streamed(int level, uint64_t *seed) {
+  int threads = nx_num_threads();
+  nx_set_num_threads(1);
+  static const nx_dtype dts[] = {NX_FLOAT32, NX_FLOAT64};
+  for (int d = 0; d < 2; d++)
+    for (int op = 7; op <= 10; op++) /* add sub mul fdiv */
+      for (int64_t off = 0; off < 3; off++) {
+        int64_t n = ((int64_t)2 << 20) / (nx_dtype_bits(dts[d]) / 8) + 37 + off;
+        check_call(&(call){1, op, dts[d], dts[d], n, off, (off + 1) % 4, 2 - off}, level, seed);
+      }
+  nx_set_num_threads(threads);
+}
+
 /* ---- Casts ---- */
 
 static const nx_dtype cast_dtypes[] = {NX_FLOAT32, NX_FLOAT64, NX_INT8, NX_INT16, NX_INT32, NX_INT64, NX_UINT8, NX_BOOL};
@@ -315,6 +332,7 @@ int main(void) {
       continue;
     }
     check_elementwise(level, &seed);
+    check_streamed(level, &seed);
     nx__typed_set_isa(level);
     check_casts(&seed);
     printf("level %d: checked\n", level);
