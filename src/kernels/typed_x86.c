@@ -143,44 +143,45 @@ int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, 
   return 1;
 }
 
-/* The four operations of one float type: head up to z's 64-byte line and
-   tail in C (the same one operation), the lines between streamed. */
-#define NX__STREAM(name, T, LANES, LD, STNT, ADD, SUB, MUL, DIV)                                   \
-  NX__TGT_512 static void name(int op, T *z, const T *x, const T *y, int64_t n) {                  \
-    int64_t head = (int64_t)((64 - (uintptr_t)z % 64) % 64) / (int64_t)sizeof(T), i = 0;          \
-    for (; i < head; i++)                                                                          \
-      z[i] = op == 0 ? x[i] + y[i] : op == 1 ? x[i] - y[i] : op == 2 ? x[i] * y[i] : x[i] / y[i];  \
-    switch (op) {                                                                                  \
-    case 0: for (; i + LANES <= n; i += LANES) STNT(z + i, ADD(LD(x + i), LD(y + i))); break;      \
-    case 1: for (; i + LANES <= n; i += LANES) STNT(z + i, SUB(LD(x + i), LD(y + i))); break;      \
-    case 2: for (; i + LANES <= n; i += LANES) STNT(z + i, MUL(LD(x + i), LD(y + i))); break;      \
-    default: for (; i + LANES <= n; i += LANES) STNT(z + i, DIV(LD(x + i), LD(y + i))); break;     \
+/* The lines of z from its first 64-byte boundary on, streamed; f, the C
+   loop of the same operation, does the head before that boundary and the
+   tail after the last whole vector. Where x is NaN the result is x's NaN
+   quieted (x + x), as f has it: the compiler may swap a commutative
+   instruction's operands, and the instruction keeps its first operand's
+   NaN. */
+#define NX__STREAM(name, T, VT, LANES, LD, STNT, CMP, MADD, ADD, SUB, MUL, DIV)                     \
+  NX__TGT_512 static inline VT name##_nan_first(VT r, VT x) { return MADD(r, CMP(x, x, _CMP_UNORD_Q), x, x); } \
+  NX__TGT_512 static void name(int op, nx__bin_fn f, T *z, const T *x, const T *y, int64_t n) {    \
+    int64_t i = (int64_t)((64 - (uintptr_t)z % 64) % 64) / (int64_t)sizeof(T);                    \
+    f(z, x, y, i);                                                                                 \
+    for (; i + LANES <= n; i += LANES) {                                                           \
+      VT a = LD(x + i), b = LD(y + i);                                                             \
+      VT r = op == 0 ? ADD(a, b) : op == 1 ? SUB(a, b) : op == 2 ? MUL(a, b) : DIV(a, b);          \
+      STNT(z + i, name##_nan_first(r, a));                                                         \
     }                                                                                              \
     _mm_sfence(); /* the streamed stores ordered before what follows (another thread's read) */    \
-    for (; i < n; i++)                                                                             \
-      z[i] = op == 0 ? x[i] + y[i] : op == 1 ? x[i] - y[i] : op == 2 ? x[i] * y[i] : x[i] / y[i];  \
+    f(z + i, x + i, y + i, n - i);                                                                 \
   }
-NX__STREAM(stream_f32, float, 16, _mm512_loadu_ps, _mm512_stream_ps, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps,
-           _mm512_div_ps)
-NX__STREAM(stream_f64, double, 8, _mm512_loadu_pd, _mm512_stream_pd, _mm512_add_pd, _mm512_sub_pd, _mm512_mul_pd,
-           _mm512_div_pd)
+NX__STREAM(stream_f32, float, __m512, 16, _mm512_loadu_ps, _mm512_stream_ps, _mm512_cmp_ps_mask, _mm512_mask_add_ps,
+           _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_div_ps)
+NX__STREAM(stream_f64, double, __m512d, 8, _mm512_loadu_pd, _mm512_stream_pd, _mm512_cmp_pd_mask, _mm512_mask_add_pd,
+           _mm512_add_pd, _mm512_sub_pd, _mm512_mul_pd, _mm512_div_pd)
 
-int nx__typed_stream512(int op, nx_dtype dt, void *z, const void *x, const void *y, int64_t n) {
+int nx__typed_stream512(int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
   int64_t bytes = dt == NX_FLOAT32 ? 4 : dt == NX_FLOAT64 ? 8 : 0;
   if (!bytes || op < NX__ADD || op > NX__FDIV || n * bytes < NX__TYPED_STREAM_BYTES || (uintptr_t)z % (uintptr_t)bytes)
     return 0;
-  if (dt == NX_FLOAT32) stream_f32(op - NX__ADD, z, x, y, n);
-  else stream_f64(op - NX__ADD, z, x, y, n);
+  if (dt == NX_FLOAT32) stream_f32(op - NX__ADD, f, z, x, y, n);
+  else stream_f64(op - NX__ADD, f, z, x, y, n);
   return 1;
 }
 
 #else /* no intrinsic loops on this target */
 
-int nx__typed_stream512(int op, nx_dtype dt, void *z, const void *x, const void *y, int64_t n) {
-  (void)op; (void)dt; (void)z; (void)x; (void)y; (void)n;
+int nx__typed_stream512(int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
+  (void)op; (void)dt; (void)f; (void)z; (void)x; (void)y; (void)n;
   return 0;
 }
-
 
 int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void *y, int64_t n) {
   (void)op; (void)dt; (void)z; (void)x; (void)y; (void)n;

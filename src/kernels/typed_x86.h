@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "nx_dtype.h"
+#include "typed_defs.h"
 
 /* z[i] = (x[i] op y[i]) into bool, op 0 eq, 1 ne, 2 lt, 3 le, for float32
    and float64. */
@@ -25,10 +26,11 @@ int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, 
    lines of z past its first 64-byte boundary written by non-temporal
    stores: a large result's lines are then not read before being written
    (about a quarter less time for a float32 add on an AMD Zen 5, as the
-   casts and the math loops do already). The same bits as the C loops: one
-   IEEE operation an element. Returns 0 for another case, a smaller run or
-   a z not on a whole element's boundary. */
+   casts and the math loops do already); f, the C loop of op and dt, does
+   the elements before that boundary and after the last whole vector. The
+   same bits as f: one IEEE operation an element. Returns 0 for another
+   case, a smaller run or a z not on a whole element's boundary. */
 #define NX__TYPED_STREAM_BYTES ((int64_t)2 << 20)
-int nx__typed_stream512(int op, nx_dtype dt, void *z, const void *x, const void *y, int64_t n);
+int nx__typed_stream512(int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n);
 
 #endif
