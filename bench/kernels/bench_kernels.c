@@ -144,11 +144,12 @@ static double control(ctl *c) {
   return dt;
 }
 
-/* The compute-only probe: an AVX-512 FMA loop in registers, the same count
-   on each of `threads` threads. Two threads as fast as one mean two cores;
-   twice as slow, two hyperthreads of one core (or one core to share). */
+/* The compute-only probe: an FMA loop in registers (AVX-512 or AVX2, by
+   the CPU), the same count on each of `threads` threads. Two threads as fast
+   as one mean two cores; twice as slow, two hyperthreads of one core (or one
+   core to share). */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx512f"))) static void *fma_loop(void *out) {
+__attribute__((target("avx512f"))) static void *fma_loop512(void *out) {
   __m512 a[8], m = _mm512_set1_ps(0.999f), d = _mm512_set1_ps(1e-3f);
   for (int i = 0; i < 8; i++) a[i] = _mm512_set1_ps((float)i);
   for (long k = 0; k < 20000000; k++)
@@ -157,14 +158,34 @@ __attribute__((target("avx512f"))) static void *fma_loop(void *out) {
   *(float *)out = _mm512_reduce_add_ps(a[0]);
   return NULL;
 }
-#else
-static void *fma_loop(void *out) {
+
+__attribute__((target("avx2,fma"))) static void *fma_loop256(void *out) {
+  __m256 a[8], m = _mm256_set1_ps(0.999f), d = _mm256_set1_ps(1e-3f);
+  for (int i = 0; i < 8; i++) a[i] = _mm256_set1_ps((float)i);
+  for (long k = 0; k < 20000000; k++)
+    for (int i = 0; i < 8; i++) a[i] = _mm256_fmadd_ps(a[i], m, d);
+  for (int i = 1; i < 8; i++) a[0] = _mm256_add_ps(a[0], a[i]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, a[0]);
+  *(float *)out = lanes[0] + lanes[7];
+  return NULL;
+}
+#endif
+
+static void *fma_scalar(void *out) {
   float a = 1;
   for (long k = 0; k < 160000000; k++) a = a * 0.999f + 1e-3f;
   *(float *)out = a;
   return NULL;
 }
+
+static void *fma_loop(void *out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512f")) return fma_loop512(out);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return fma_loop256(out);
 #endif
+  return fma_scalar(out);
+}
 
 static double probe(int threads) {
   pthread_t t;

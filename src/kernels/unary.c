@@ -16,20 +16,10 @@ typedef struct uctx {
 
 static bool transcendental(nx__uop op) { return (op >= NX__EXP && op <= NX__TANH) || op == NX__ERF; }
 
-/* Whether SLEEF's vector functions compute op here: built in and AVX-512F
-   present (checked before vmath.c, compiled for AVX-512F, runs). */
-#if defined(NX_HAVE_SLEEF) && defined(__x86_64__) && defined(__GNUC__)
-#define NX__VMATH 1
-#endif
+/* The level of the SLEEF loops that compute op here (NX__VMATH_NONE: none). */
+static int vmath_level(nx__uop op) { return nx__vmath_known(op) ? nx__vmath_level(NX__VMATH_AVX512) : NX__VMATH_NONE; }
 
-static bool vector_math(nx__uop op) {
-#if defined(NX__VMATH)
-  return __builtin_cpu_supports("avx512f") && nx__vmath_known(op);
-#else
-  (void)op;
-  return false;
-#endif
-}
+static bool vector_math(nx__uop op) { return vmath_level(op) != NX__VMATH_NONE; }
 
 /* The level of vtanh.c's tanh on this CPU (NX__TANH_SCALAR: none). */
 static int tanh_level(void) { return nx__tanh_level(NX__TANH_AVX512); }
@@ -39,9 +29,8 @@ static bool vector_f32(nx__uop op) { return op == NX__TANH ? tanh_level() != NX_
 
 typedef void (*f32_loop)(int arg, float *z, const float *x, int64_t n);
 
-#if defined(NX__VMATH) /* without it, no reference to vmath.c's functions, even unoptimized */
-static void sleef_loop(int op, float *z, const float *x, int64_t n) { nx__vmath_f32((nx__uop)op, z, x, n); }
-#endif
+/* arg: the op and the level, op * 4 + level. */
+static void sleef_loop(int arg, float *z, const float *x, int64_t n) { nx__vmath_f32(arg % 4, (nx__uop)(arg / 4), z, x, n); }
 
 /* f(arg, ...) over the run: in place where both steps are 4 bytes, else
    through a block in the stack. */
@@ -68,12 +57,10 @@ static void f32_body(nx__uop op, const nx__arg *a, int64_t n) {
     vector_run(nx__tanh_f32, tanh_level(), a, n);
     return;
   }
-#if defined(NX__VMATH)
   if (vector_math(op)) {
-    vector_run(sleef_loop, (int)op, a, n);
+    vector_run(sleef_loop, (int)op * 4 + vmath_level(op), a, n);
     return;
   }
-#endif
   for (int64_t i = 0; i < n; i++) {
     float x;
     memcpy(&x, a[1].p + i * a[1].step, 4);

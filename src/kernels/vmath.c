@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* float32 transcendentals through SLEEF's u10 AVX-512F functions (maximum
-   error 1.0 ulp); the tail of a run through a masked load and store. Not
+   error 1.0 ulp), sixteen at a time; the tail of a run through a masked
+   load and store (vmath_avx2.c: the same on AVX2, eight at a time). Not
    sinh and cosh, whose SLEEF versions overflow to infinity below float32's
    overflow threshold (|x| near 88.7 instead of 89.4), nor erf, measured at
    1.03 ulp against MPFR: those stay on libm. Nor tanh, whose SLEEF version
@@ -11,8 +12,6 @@
 
 #include "vmath.h"
 
-/* From 2 MiB of result on, streamed stores (as the casts and tanh). */
-#define NX__STREAM_BYTES ((int64_t)2 << 20)
 
 /* One loop per function (SLEEF's declarations differ between compilers in
    the qualifiers of their results, so no table of pointers). With nt (z on
@@ -32,16 +31,7 @@
       _mm512_mask_storeu_ps(z + i, m, F(_mm512_maskz_loadu_ps(m, x + i)));                      \
     }                                                                                           \
   }                                                                                             \
-  static void name(float *z, const float *x, int64_t n) {                                       \
-    uintptr_t at = (uintptr_t)z;                                                                \
-    if (n * 4 < NX__STREAM_BYTES || at % 4) {                                                   \
-      name##_run(z, x, n, false);                                                               \
-      return;                                                                                   \
-    }                                                                                           \
-    int64_t head = (int64_t)((64 - at % 64) % 64) / 4;                                          \
-    name##_run(z, x, head, false);                                                              \
-    name##_run(z + head, x + head, n - head, true);                                             \
-  }
+  static void name(float *z, const float *x, int64_t n) { nx__vmath_split(name##_run, z, x, n); }
 NX__VLOOP(v_exp, Sleef_expf16_u10avx512f)
 NX__VLOOP(v_log, Sleef_logf16_u10avx512f)
 NX__VLOOP(v_sin, Sleef_sinf16_u10avx512f)
@@ -67,24 +57,8 @@ static loop_fn loop_of(nx__uop op) {
   }
 }
 
-bool nx__vmath_known(nx__uop op) { return loop_of(op) != 0; }
-
-void nx__vmath_f32(nx__uop op, float *z, const float *x, int64_t n) { loop_of(op)(z, x, n); }
+void nx__vmath512_f32(nx__uop op, float *z, const float *x, int64_t n) { loop_of(op)(z, x, n); }
 #else
-/* Without SLEEF (or in a target without NX_HAVE_SLEEF, as the dtype tests'
-   second build of the sources), never called: vector_math is false. Defined
-   all the same, since an unoptimised build keeps unary.c's call. */
-#include "vmath.h"
-
-bool nx__vmath_known(nx__uop op) {
-  (void)op;
-  return false;
-}
-
-void nx__vmath_f32(nx__uop op, float *z, const float *x, int64_t n) {
-  (void)op;
-  (void)z;
-  (void)x;
-  (void)n;
-}
+/* Without SLEEF: nothing here (vmath_level.c answers NX__VMATH_NONE). */
+typedef int nx__no_sleef_loops;
 #endif

@@ -159,29 +159,50 @@ static void tanh_levels(int64_t n, uint64_t *seed) {
   free(z);
 }
 
-/* The SLEEF loops (where the build has them and the CPU AVX-512F): a run
+/* The SLEEF loops at each level this build and CPU run (AVX2 as well as
+   AVX-512F, which nx_exp and the others pick where they can): within 1 ulp
+   of MPFR on n samples (random bits, and over +-4 and +-2^11), and a run
    of 2 MiB of result and more (streamed stores), one element off a 64-byte
    line, gives the bits of short runs, for each function. */
-static void vmath_long_runs(uint64_t *seed) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  bool cpu = __builtin_cpu_supports("avx512f");
-#else
-  bool cpu = false;
-#endif
+static void vmath_levels(int64_t n, uint64_t *seed) {
   static const nx__uop fns[] = {NX__EXP, NX__LOG, NX__SIN, NX__COS, NX__TAN, NX__ASIN, NX__ACOS, NX__ATAN};
-  if (!cpu || !nx__vmath_known(NX__EXP)) {
-    printf("SLEEF loops: not in this build or not on this CPU; their long runs not checked\n");
-    return;
-  }
+  static const int fn_op[] = {1, 2, 3, 4, 5, 6, 7, 8}; /* their rows of ops[] */
   int64_t big = ((int64_t)1 << 19) + 5;
   float *x = malloc((size_t)big * 4), *z = malloc((size_t)(big + 16) * 4), *want = malloc((size_t)big * 4);
-  CHECK(x && z && want, "test buffers");
-  for (int64_t i = 0; x && i < big; i++) x[i] = (float)ldexp((double)(splitmix64_next(seed) >> 11) / 0x1p53, 3) - 4;
-  for (size_t f = 0; x && z && want && f < sizeof fns / sizeof *fns; f++) {
-    float *zs = z + 1 + (16 - (int64_t)(((uintptr_t)z / 4) % 16)) % 16; /* one element past a 64-byte line */
-    nx__vmath_f32(fns[f], zs, x, big);
-    for (int64_t i = 0; i < big; i += 4096) nx__vmath_f32(fns[f], want + i, x + i, big - i < 4096 ? big - i : 4096);
-    CHECK(memcmp(zs, want, (size_t)big * 4) == 0, "SLEEF loop %d: a long run differs from short ones", (int)fns[f]);
+  CHECK(x && z && want && n <= big, "test buffers");
+  for (int level = NX__VMATH_AVX2; x && z && want && level <= NX__VMATH_AVX512; level++) {
+    if (nx__vmath_level(level) != level) {
+      printf("SLEEF loops: level %d not in this build or not on this CPU; not checked\n", level);
+      continue;
+    }
+    for (size_t f = 0; f < sizeof fns / sizeof *fns; f++) {
+      for (int64_t i = 0; i < n; i++) {
+        uint64_t r = splitmix64_next(seed);
+        double u = (double)(int64_t)(r >> 11) / 0x1p53 * 2 - 1;
+        x[i] = i % 3 == 0 ? flt_of((uint32_t)r) : (float)(i % 3 == 1 ? 4 * u : 0x1p11 * u);
+      }
+      nx__vmath_f32(level, fns[f], z, x, n - 3); /* n - 3: the masked tail runs too */
+      double worst = 0;
+      long bad = 0;
+      for (int64_t i = 0; i < n - 3; i++) {
+        double e = ulp_error(fn_op[f], NX_FLOAT32, x[i], z[i]);
+        if (e > worst) worst = e;
+        if (e > 1 && bad++ < 3)
+          CHECK(0, "SLEEF %s level %d of %a: %a, %g ulp", ops[fn_op[f]].name, level, x[i], z[i], e);
+      }
+      CHECK(bad == 0, "SLEEF %s level %d: %ld over 1 ulp", ops[fn_op[f]].name, level, bad);
+      printf("SLEEF %s level %d: max %.3f ulp over %lld samples\n", ops[fn_op[f]].name, level, worst,
+             (long long)(n - 3));
+    }
+    for (int64_t i = 0; i < big; i++) x[i] = (float)ldexp((double)(splitmix64_next(seed) >> 11) / 0x1p53, 3) - 4;
+    for (size_t f = 0; f < sizeof fns / sizeof *fns; f++) {
+      float *zs = z + 1 + (16 - (int64_t)(((uintptr_t)z / 4) % 16)) % 16; /* one element past a 64-byte line */
+      nx__vmath_f32(level, fns[f], zs, x, big);
+      for (int64_t i = 0; i < big; i += 4096)
+        nx__vmath_f32(level, fns[f], want + i, x + i, big - i < 4096 ? big - i : 4096);
+      CHECK(memcmp(zs, want, (size_t)big * 4) == 0, "SLEEF %s level %d: a long run differs from short ones",
+            ops[fn_op[f]].name, level);
+    }
   }
   free(x);
   free(z);
@@ -202,6 +223,6 @@ int main(void) {
   sampled(NX_FLOAT32, n, &seed);
   sampled(NX_FLOAT64, n, &seed);
   tanh_levels(4 * n, &seed);
-  vmath_long_runs(&seed);
+  vmath_levels(n, &seed);
   return check_done();
 }
