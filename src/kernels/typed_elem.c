@@ -90,7 +90,7 @@ bool nx__typed_binary(nx__bop op, nx_dtype dt, const nx__arg *a, int64_t n) {
   if (r < 10) {
     nx__bin_fn f = L->bin[r][op];
     if (!f) return false;
-    if (nx__typed_level() == NX__TYPED_AVX512 && nx__typed_stream512(op, dt, f, a[0].p, a[1].p, a[2].p, n)) return true;
+    if (nx__typed_stream(nx__typed_level(), op, dt, f, a[0].p, a[1].p, a[2].p, n)) return true;
     f(a[0].p, a[1].p, a[2].p, n);
     return true;
   }

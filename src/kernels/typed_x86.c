@@ -2,6 +2,7 @@
 /* The typed loops in AVX-512 intrinsics (typed_x86.h), each compiled for
    AVX-512 F/BW/DQ/VL by a target attribute and called only at that level. */
 #include "typed_x86.h"
+#include "typed.h"
 #include "typed_defs.h"
 #include "ops.h"
 
@@ -149,37 +150,62 @@ int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, 
    quieted (x + x), as f has it: the compiler may swap a commutative
    instruction's operands, and the instruction keeps its first operand's
    NaN. */
-#define NX__STREAM(name, T, VT, LANES, LD, STNT, CMP, MADD, ADD, SUB, MUL, DIV)                     \
-  NX__TGT_512 static inline VT name##_nan_first(VT r, VT x) { return MADD(r, CMP(x, x, _CMP_UNORD_Q), x, x); } \
-  NX__TGT_512 static void name(int op, nx__bin_fn f, T *z, const T *x, const T *y, int64_t n) {    \
+#define NX__STREAM(TGT, name, T, VT, LANES, LD, STNT, NANF, ADD, SUB, MUL, DIV)                     \
+  TGT static void name(int op, nx__bin_fn f, T *z, const T *x, const T *y, int64_t n) {            \
     int64_t i = (int64_t)((64 - (uintptr_t)z % 64) % 64) / (int64_t)sizeof(T);                    \
     f(z, x, y, i);                                                                                 \
     for (; i + LANES <= n; i += LANES) {                                                           \
       VT a = LD(x + i), b = LD(y + i);                                                             \
       VT r = op == 0 ? ADD(a, b) : op == 1 ? SUB(a, b) : op == 2 ? MUL(a, b) : DIV(a, b);          \
-      STNT(z + i, name##_nan_first(r, a));                                                         \
+      STNT(z + i, NANF(r, a));                                                                     \
     }                                                                                              \
     _mm_sfence(); /* the streamed stores ordered before what follows (another thread's read) */    \
     f(z + i, x + i, y + i, n - i);                                                                 \
   }
-NX__STREAM(stream_f32, float, __m512, 16, _mm512_loadu_ps, _mm512_stream_ps, _mm512_cmp_ps_mask, _mm512_mask_add_ps,
+/* r where x is a number, else x + x (x's NaN quieted) */
+NX__TGT_512 static inline __m512 nan_first_ps512(__m512 r, __m512 x) {
+  return _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x, x);
+}
+NX__TGT_512 static inline __m512d nan_first_pd512(__m512d r, __m512d x) {
+  return _mm512_mask_add_pd(r, _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), x, x);
+}
+NX__TGT_AVX2 static inline __m256 nan_first_ps256(__m256 r, __m256 x) {
+  return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+NX__TGT_AVX2 static inline __m256d nan_first_pd256(__m256d r, __m256d x) {
+  return _mm256_blendv_pd(r, _mm256_add_pd(x, x), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+NX__STREAM(NX__TGT_512, stream_f32, float, __m512, 16, _mm512_loadu_ps, _mm512_stream_ps, nan_first_ps512,
            _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps, _mm512_div_ps)
-NX__STREAM(stream_f64, double, __m512d, 8, _mm512_loadu_pd, _mm512_stream_pd, _mm512_cmp_pd_mask, _mm512_mask_add_pd,
+NX__STREAM(NX__TGT_512, stream_f64, double, __m512d, 8, _mm512_loadu_pd, _mm512_stream_pd, nan_first_pd512,
            _mm512_add_pd, _mm512_sub_pd, _mm512_mul_pd, _mm512_div_pd)
+NX__STREAM(NX__TGT_AVX2, stream_f32_256, float, __m256, 8, _mm256_loadu_ps, _mm256_stream_ps, nan_first_ps256,
+           _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_div_ps)
+NX__STREAM(NX__TGT_AVX2, stream_f64_256, double, __m256d, 4, _mm256_loadu_pd, _mm256_stream_pd, nan_first_pd256,
+           _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd)
 
-int nx__typed_stream512(int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
+int nx__typed_stream(int level, int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
   int64_t bytes = dt == NX_FLOAT32 ? 4 : dt == NX_FLOAT64 ? 8 : 0;
   if (!bytes || op < NX__ADD || op > NX__FDIV || n * bytes < NX__TYPED_STREAM_BYTES || (uintptr_t)z % (uintptr_t)bytes)
     return 0;
-  if (dt == NX_FLOAT32) stream_f32(op - NX__ADD, f, z, x, y, n);
-  else stream_f64(op - NX__ADD, f, z, x, y, n);
-  return 1;
+  if (level == NX__TYPED_AVX512) {
+    if (dt == NX_FLOAT32) stream_f32(op - NX__ADD, f, z, x, y, n);
+    else stream_f64(op - NX__ADD, f, z, x, y, n);
+    return 1;
+  }
+  if (level == NX__TYPED_AVX2) {
+    if (dt == NX_FLOAT32) stream_f32_256(op - NX__ADD, f, z, x, y, n);
+    else stream_f64_256(op - NX__ADD, f, z, x, y, n);
+    return 1;
+  }
+  return 0;
 }
+
 
 #else /* no intrinsic loops on this target */
 
-int nx__typed_stream512(int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
-  (void)op; (void)dt; (void)f; (void)z; (void)x; (void)y; (void)n;
+int nx__typed_stream(int level, int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
+  (void)level; (void)op; (void)dt; (void)f; (void)z; (void)x; (void)y; (void)n;
   return 0;
 }
 

@@ -21,16 +21,18 @@ int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void 
    uint8, and of floats into int8, int16, uint8 (and float64 into int32). */
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
 
-/* z = x op y for op + - x / (NX__ADD .. NX__FDIV) of float32 and float64
-   over a contiguous run of at least NX__TYPED_STREAM_BYTES of result, the
+/* z = x op y for op + - x / (NX__ADD .. NX__FDIV) of float32 and float64,
+   eight or sixteen float32 lanes at a time, over a contiguous run of at least NX__TYPED_STREAM_BYTES of result, the
    lines of z past its first 64-byte boundary written by non-temporal
    stores: a large result's lines are then not read before being written
    (about a quarter less time for a float32 add on an AMD Zen 5, as the
    casts and the math loops do already); f, the C loop of op and dt, does
    the elements before that boundary and after the last whole vector. The
    same bits as f: one IEEE operation an element. Returns 0 for another
-   case, a smaller run or a z not on a whole element's boundary. */
+   case, a smaller run, a z not on a whole element's boundary, or a level
+   (typed.h's) other than NX__TYPED_AVX512 and NX__TYPED_AVX2 (which the CPU
+   must have). */
 #define NX__TYPED_STREAM_BYTES ((int64_t)2 << 20)
-int nx__typed_stream512(int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n);
+int nx__typed_stream(int level, int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n);
 
 #endif
