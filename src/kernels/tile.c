@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tile transposition: 16 x 16 blocks of 4-byte elements in AVX-512
    registers where the typed loops' level is AVX-512 (16 loads of a full
-   line, 16 stores of one), element by element otherwise. A copy of bits:
-   every element arrives as it was. */
+   line, 16 stores of one), 8 x 8 blocks in AVX registers at the AVX2 level,
+   element by element otherwise. A copy of bits: every element arrives as it
+   was. The blocks matter beyond the instruction count: the scratch block's
+   rows are a power of two of bytes apart, so an element-by-element copy
+   stores each element to another row of one L1 set, and on a Zen 3 it ran
+   at 5 ns an element. */
 #include "tile.h"
 #include "typed.h"
 
@@ -39,6 +43,28 @@ __attribute__((target("avx512f"))) static void t16(char *dst, const char *src, i
     _mm512_storeu_ps(out + (12 + c) * dpitch, _mm512_shuffle_f32x4(wh, xh, 0xdd));
   }
 }
+
+/* The same for 8 x 8: out[j][i] = r[i][j] by two unpacks, a shuffle and a
+   lane permutation. */
+__attribute__((target("avx2"))) static void t8(char *dst, const char *src, int64_t dpitch, int64_t pitch) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)src + i * pitch);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]); /* r_i0 r_{i+1}0 r_i1 r_{i+1}1 | the same at 4, 5 */
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int g = 0; g < 8; g += 4) {
+    r[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);     /* column 0 (4) of rows g..g+3 */
+    r[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE); /* column 1 (5) */
+    r[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+    r[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+  }
+  float *out = (float *)dst;
+  for (int c = 0; c < 4; c++) {
+    _mm256_storeu_ps(out + c * dpitch, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
+    _mm256_storeu_ps(out + (4 + c) * dpitch, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
+  }
+}
 #endif
 
 #define NX__PACK(T)                                                         \
@@ -68,6 +94,23 @@ void nx__tile_pack(char *dst, const char *src, int bytes, int64_t rows, int64_t 
     /* the edges: the columns past c16 of every row, the rows past r16 */
     if (c16 < cols) pack_scalar(dst + c16 * dpitch * 4, src + c16 * 4, 4, r16, cols - c16, dpitch, pitch);
     if (r16 < rows) pack_scalar(dst + r16 * 4, src + r16 * pitch * 4, 4, rows - r16, cols, dpitch, pitch);
+    return;
+  }
+  if (bytes == 4 && nx__typed_level() >= NX__TYPED_AVX2) {
+    int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
+    for (int64_t j = 0; j < r8; j += 8) {
+      for (int64_t i = 0; i < c8; i += 8) t8(dst + (i * dpitch + j) * 4, src + (j * pitch + i) * 4, dpitch, pitch);
+      /* The next tile's lines of these rows (the engine's next tile is
+         the columns that follow): rows a page or more apart are not
+         prefetched by the hardware. A prefetch never faults. */
+      for (int64_t r = j; r < j + 8; r++) {
+        uintptr_t next = (uintptr_t)src + (uintptr_t)((r * pitch + cols) * 4); /* maybe past the array: no pointer */
+        _mm_prefetch((const char *)next, _MM_HINT_T0);
+        _mm_prefetch((const char *)(next + 64), _MM_HINT_T0);
+      }
+    }
+    if (c8 < cols) pack_scalar(dst + c8 * dpitch * 4, src + c8 * 4, 4, r8, cols - c8, dpitch, pitch);
+    if (r8 < rows) pack_scalar(dst + r8 * 4, src + r8 * pitch * 4, 4, rows - r8, cols, dpitch, pitch);
     return;
   }
 #endif
