@@ -111,6 +111,34 @@ __attribute__((target("avx512f"))) static void micro512(const float *at, const f
   for (int r = 0; r < MR; r++)
     for (int q = 0; q < 4; q++) _mm512_storeu_ps(c + r * NB + 16 * q, acc[r][q]);
 }
+
+/* The same in AVX registers: the 64 columns in four groups of 16 (8
+   accumulators, two vectors of b and a broadcast fit the 16 registers);
+   each lane's chain is the same as in micro512. */
+__attribute__((target("avx2,fma"))) static void micro256(const float *at, const float *bt, int64_t kb, float *c) {
+  for (int q = 0; q < NB; q += 16) {
+    __m256 acc[MR][2];
+    for (int r = 0; r < MR; r++) {
+      acc[r][0] = _mm256_loadu_ps(c + r * NB + q);
+      acc[r][1] = _mm256_loadu_ps(c + r * NB + q + 8);
+    }
+    for (int64_t p0 = 0; p0 < kb; p0 += 2)
+      for (int64_t p = p0 + 1 < kb ? p0 + 1 : p0;; p--) {
+        const float *b = bt + p * NB + q;
+        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+        for (int r = 0; r < MR; r++) {
+          __m256 a = _mm256_broadcast_ss(at + p * MR + r);
+          acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+        if (p == p0) break;
+      }
+    for (int r = 0; r < MR; r++) {
+      _mm256_storeu_ps(c + r * NB + q, acc[r][0]);
+      _mm256_storeu_ps(c + r * NB + q + 8, acc[r][1]);
+    }
+  }
+}
 #endif
 
 typedef void (*micro_fn)(const float *, const float *, int64_t, float *);
@@ -205,6 +233,7 @@ void nx__mm_f32(nx__mm *P) {
   J->fn = micro;
 #ifdef NX__X86
   if (nx__mm_level() >= NX__MM_AVX512) J->fn = micro512;
+  else if (nx__mm_level() >= NX__MM_AVX2) J->fn = micro256;
 #endif
   J->sblocks = (P->m + SB - 1) / SB;
   J->jblocks = (P->n + NB - 1) / NB;

@@ -31,9 +31,10 @@ typedef struct nx__mm {
 int64_t nx__mm_pos(const nx__mm *P, const nx__mop *o, int64_t t);
 
 /* The instruction levels of the kernels, each computing the same bits:
-   portable C, AVX-512F (the float32 kernel's vector micro-kernel and the
+   portable C, AVX2 with FMA (the float32 kernel's micro-kernel in AVX
+   registers), AVX-512F (its micro-kernel in AVX-512 registers and the
    bfloat16 kernel), and AVX-512 with BW and VNNI (int8 products). */
-enum { NX__MM_PLAIN, NX__MM_AVX512, NX__MM_AVX512_VNNI };
+enum { NX__MM_PLAIN, NX__MM_AVX2, NX__MM_AVX512, NX__MM_AVX512_VNNI };
 
 /* The level in use (the best this CPU has unless forced); the best; and,
    for tests, forcing one (-1 or above the best: the best). */

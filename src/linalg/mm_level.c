@@ -8,7 +8,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 static int best_level(void) {
   __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512f")) return NX__MM_PLAIN;
+  if (!__builtin_cpu_supports("avx512f"))
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? NX__MM_AVX2 : NX__MM_PLAIN;
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni")) return NX__MM_AVX512_VNNI;
   return NX__MM_AVX512;
 }
