@@ -84,33 +84,37 @@ static void pack_scalar(char *dst, const char *src, int bytes, int64_t rows, int
   }
 }
 
+#if defined(NX__TILE_X86)
+typedef void (*block_fn)(char *dst, const char *src, int64_t dpitch, int64_t pitch);
+
+/* The tile in b x b blocks of 4-byte elements (t16 or t8), the next tile's
+   lines of each band of rows prefetched (the engine's next tile is the
+   columns that follow, and rows a page or more apart are not prefetched by
+   the hardware; a prefetch never faults), then the edges element by
+   element: the columns past the last block of every row, the rows past
+   the last band. */
+static void pack_blocks(block_fn f, int64_t b, char *dst, const char *src, int64_t rows, int64_t cols, int64_t dpitch,
+                        int64_t pitch) {
+  int64_t rb = rows / b * b, cb = cols / b * b;
+  for (int64_t j = 0; j < rb; j += b) {
+    for (int64_t i = 0; i < cb; i += b) f(dst + (i * dpitch + j) * 4, src + (j * pitch + i) * 4, dpitch, pitch);
+    for (int64_t r = j; r < j + b; r++) {
+      uintptr_t next = (uintptr_t)src + (uintptr_t)((r * pitch + cols) * 4); /* maybe past the array: no pointer */
+      _mm_prefetch((const char *)next, _MM_HINT_T0);
+      _mm_prefetch((const char *)(next + 64), _MM_HINT_T0);
+    }
+  }
+  if (cb < cols) pack_scalar(dst + cb * dpitch * 4, src + cb * 4, 4, rb, cols - cb, dpitch, pitch);
+  if (rb < rows) pack_scalar(dst + rb * 4, src + rb * pitch * 4, 4, rows - rb, cols, dpitch, pitch);
+}
+#endif
+
 void nx__tile_pack(char *dst, const char *src, int bytes, int64_t rows, int64_t cols, int64_t dpitch,
                    int64_t pitch) {
 #if defined(NX__TILE_X86)
-  if (bytes == 4 && nx__typed_level() >= NX__TYPED_AVX512) {
-    int64_t r16 = rows / 16 * 16, c16 = cols / 16 * 16;
-    for (int64_t j = 0; j < r16; j += 16)
-      for (int64_t i = 0; i < c16; i += 16) t16(dst + (i * dpitch + j) * 4, src + (j * pitch + i) * 4, dpitch, pitch);
-    /* the edges: the columns past c16 of every row, the rows past r16 */
-    if (c16 < cols) pack_scalar(dst + c16 * dpitch * 4, src + c16 * 4, 4, r16, cols - c16, dpitch, pitch);
-    if (r16 < rows) pack_scalar(dst + r16 * 4, src + r16 * pitch * 4, 4, rows - r16, cols, dpitch, pitch);
-    return;
-  }
   if (bytes == 4 && nx__typed_level() >= NX__TYPED_AVX2) {
-    int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
-    for (int64_t j = 0; j < r8; j += 8) {
-      for (int64_t i = 0; i < c8; i += 8) t8(dst + (i * dpitch + j) * 4, src + (j * pitch + i) * 4, dpitch, pitch);
-      /* The next tile's lines of these rows (the engine's next tile is
-         the columns that follow): rows a page or more apart are not
-         prefetched by the hardware. A prefetch never faults. */
-      for (int64_t r = j; r < j + 8; r++) {
-        uintptr_t next = (uintptr_t)src + (uintptr_t)((r * pitch + cols) * 4); /* maybe past the array: no pointer */
-        _mm_prefetch((const char *)next, _MM_HINT_T0);
-        _mm_prefetch((const char *)(next + 64), _MM_HINT_T0);
-      }
-    }
-    if (c8 < cols) pack_scalar(dst + c8 * dpitch * 4, src + c8 * 4, 4, r8, cols - c8, dpitch, pitch);
-    if (r8 < rows) pack_scalar(dst + r8 * 4, src + r8 * pitch * 4, 4, rows - r8, cols, dpitch, pitch);
+    if (nx__typed_level() >= NX__TYPED_AVX512) pack_blocks(t16, 16, dst, src, rows, cols, dpitch, pitch);
+    else pack_blocks(t8, 8, dst, src, rows, cols, dpitch, pitch);
     return;
   }
 #endif

@@ -12,7 +12,6 @@
 
 #include "vmath.h"
 
-
 /* One loop per function (SLEEF's declarations differ between compilers in
    the qualifiers of their results, so no table of pointers). With nt (z on
    a 64-byte line), non-temporal stores: a large result's lines are then
