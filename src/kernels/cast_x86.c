@@ -246,12 +246,24 @@ static bool has_f16c(void) {
   return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
 }
 
-static int cpu_level(void) {
+static int cpu_level_now(void) {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     return __builtin_cpu_supports("avx512bf16") ? NX__CAST_ISA_AVX512X : NX__CAST_ISA_AVX512;
   if (__builtin_cpu_supports("avx2") && has_f16c()) return NX__CAST_ISA_AVX2;
   return NX__CAST_ISA_NONE;
+}
+
+/* Asked once: CPUID (has_f16c) is a serializing instruction, and in a
+   virtual machine it leaves to the hypervisor, microseconds a call; every
+   cast of a run asks for the level. -1 until known; every thread that
+   finds it finds the same. */
+static atomic_int cpu_known = -1;
+
+static int cpu_level(void) {
+  int l = atomic_load_explicit(&cpu_known, memory_order_relaxed);
+  if (l < 0) atomic_store_explicit(&cpu_known, l = cpu_level_now(), memory_order_relaxed);
+  return l;
 }
 
 static atomic_int isa_cap = NX__CAST_ISA_BEST;

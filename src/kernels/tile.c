@@ -11,59 +11,22 @@
 #include "typed.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
+#include "transpose_x86.h"
 #define NX__TILE_X86 1
 
-/* Rows r[0..15] of 16 elements become columns: out[j][i] = r[i][j]. After
-   the 32- and 64-bit unpacks, u[4g + c] holds in its 128-bit lane L the
-   elements 4L + c of rows 4g..4g+3; two lane shuffles gather column 4L + c
-   from u[c], u[4 + c], u[8 + c], u[12 + c]. */
+/* Rows of 16 (8) elements become columns: out[j][i] = r[i][j]. */
 __attribute__((target("avx512f"))) static void t16(char *dst, const char *src, int64_t dpitch, int64_t pitch) {
-  __m512 r[16], t[16];
+  __m512 r[16];
   for (int i = 0; i < 16; i++) r[i] = _mm512_loadu_ps((const float *)src + i * pitch);
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int g = 0; g < 16; g += 4) {
-    __m512d a = _mm512_castps_pd(t[g]), b = _mm512_castps_pd(t[g + 1]), c = _mm512_castps_pd(t[g + 2]),
-            d = _mm512_castps_pd(t[g + 3]);
-    r[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-    r[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-    r[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
-    r[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
-  }
-  float *out = (float *)dst;
-  for (int c = 0; c < 4; c++) {
-    __m512 wl = _mm512_shuffle_f32x4(r[c], r[4 + c], 0x88), wh = _mm512_shuffle_f32x4(r[c], r[4 + c], 0xdd);
-    __m512 xl = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0x88), xh = _mm512_shuffle_f32x4(r[8 + c], r[12 + c], 0xdd);
-    _mm512_storeu_ps(out + (0 + c) * dpitch, _mm512_shuffle_f32x4(wl, xl, 0x88));
-    _mm512_storeu_ps(out + (4 + c) * dpitch, _mm512_shuffle_f32x4(wh, xh, 0x88));
-    _mm512_storeu_ps(out + (8 + c) * dpitch, _mm512_shuffle_f32x4(wl, xl, 0xdd));
-    _mm512_storeu_ps(out + (12 + c) * dpitch, _mm512_shuffle_f32x4(wh, xh, 0xdd));
-  }
+  nx__transpose16_ps(r);
+  for (int i = 0; i < 16; i++) _mm512_storeu_ps((float *)dst + i * dpitch, r[i]);
 }
 
-/* The same for 8 x 8: out[j][i] = r[i][j] by two unpacks, a shuffle and a
-   lane permutation. */
 __attribute__((target("avx2"))) static void t8(char *dst, const char *src, int64_t dpitch, int64_t pitch) {
-  __m256 r[8], t[8];
+  __m256 r[8];
   for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps((const float *)src + i * pitch);
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]); /* r_i0 r_{i+1}0 r_i1 r_{i+1}1 | the same at 4, 5 */
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int g = 0; g < 8; g += 4) {
-    r[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);     /* column 0 (4) of rows g..g+3 */
-    r[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xEE); /* column 1 (5) */
-    r[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-    r[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
-  }
-  float *out = (float *)dst;
-  for (int c = 0; c < 4; c++) {
-    _mm256_storeu_ps(out + c * dpitch, _mm256_permute2f128_ps(r[c], r[4 + c], 0x20));
-    _mm256_storeu_ps(out + (4 + c) * dpitch, _mm256_permute2f128_ps(r[c], r[4 + c], 0x31));
-  }
+  nx__transpose8_ps(r);
+  for (int i = 0; i < 8; i++) _mm256_storeu_ps((float *)dst + i * dpitch, r[i]);
 }
 #endif
 

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <strings.h>
 
+#include "mm.h"
 #include "nx_linalg.h"
 
 #ifdef NX_HAVE_BLAS
@@ -34,15 +35,21 @@ bool nx__blas_dtype(nx_dtype dt) {
   return dt == NX_FLOAT32 || dt == NX_FLOAT64 || dt == NX_COMPLEX64 || dt == NX_COMPLEX128;
 }
 
-/* The cores of OpenBLAS's AVX-512 kernels, as openblas_get_corename names them. */
-static bool avx512_core(const char *name) {
-  static const char *const cores[] = {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"};
-  for (size_t i = 0; name && i < sizeof cores / sizeof *cores; i++)
+/* Whether name (as openblas_get_corename gives it) is one of cores. */
+static bool among(const char *name, const char *const *cores, size_t n) {
+  for (size_t i = 0; name && i < n; i++)
     if (!strcasecmp(name, cores[i])) return true;
   return false;
 }
 
-bool nx__blas_avx512(void) { return avx512_core(openblas_get_corename()); }
+int nx__blas_level(void) {
+  /* the cores of OpenBLAS's AVX-512 kernels, then of its AVX2 and FMA ones */
+  static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"};
+  static const char *const avx2[] = {"haswell", "zen"};
+  const char *name = openblas_get_corename();
+  if (among(name, wide, sizeof wide / sizeof *wide)) return NX__MM_AVX512;
+  return among(name, avx2, sizeof avx2 / sizeof *avx2) ? NX__MM_AVX2 : NX__MM_PLAIN;
+}
 
 void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc) {
   nx__blas_enter();
@@ -68,7 +75,7 @@ void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__g
 bool nx_have_blas(void) { return false; }
 void nx__blas_enter(void) {}
 void nx__blas_leave(void) {}
-bool nx__blas_avx512(void) { return false; }
+int nx__blas_level(void) { return NX__MM_PLAIN; }
 bool nx__blas_dtype(nx_dtype dt) {
   (void)dt;
   return false;

@@ -21,10 +21,12 @@ typedef struct nx__gm {
 /* Whether BLAS computes products of dt (and the build has it). */
 bool nx__blas_dtype(nx_dtype dt);
 
-/* Whether BLAS's float32 kernel uses AVX-512: false where OpenBLAS chose
-   a core without (Debian's 0.3.21 does not recognise Sapphire Rapids and
-   picks Prescott's unless OPENBLAS_CORETYPE names one), and without BLAS. */
-bool nx__blas_avx512(void);
+/* The instruction level (mm.h's NX__MM_*) of BLAS's float32 kernel:
+   NX__MM_AVX512 for OpenBLAS's AVX-512 cores, NX__MM_AVX2 for its Haswell
+   and Zen ones, NX__MM_PLAIN for any other it chose (Debian's 0.3.21 does
+   not recognise Sapphire Rapids and picks Prescott's unless
+   OPENBLAS_CORETYPE names one), and without BLAS. */
+int nx__blas_level(void);
 
 /* Enter and leave one BLAS or LAPACK call, from any thread. The first
    entry sets OpenBLAS to one thread. A serial OpenBLAS (one that runs no

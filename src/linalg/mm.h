@@ -31,9 +31,8 @@ typedef struct nx__mm {
 int64_t nx__mm_pos(const nx__mm *P, const nx__mop *o, int64_t t);
 
 /* The instruction levels of the kernels, each computing the same bits:
-   portable C, AVX2 with FMA (the float32 kernel's micro-kernel in AVX
-   registers), AVX-512F (its micro-kernel in AVX-512 registers and the
-   bfloat16 kernel), and AVX-512 with BW and VNNI (int8 products). */
+   portable C, AVX2 with FMA (the float32 kernel's micro-kernel and the
+   packed kernel in AVX registers), AVX-512F (both in AVX-512 registers), and AVX-512 with BW and VNNI (int8 products). */
 enum { NX__MM_PLAIN, NX__MM_AVX2, NX__MM_AVX512, NX__MM_AVX512_VNNI };
 
 /* The level in use (the best this CPU has unless forced); the best; and,
@@ -42,13 +41,18 @@ int nx__mm_level(void);
 int nx__mm_levels(void);
 void nx__mm_force(int level);
 
+/* For tests: float32 x float32 products to the packed kernel wherever it
+   runs, whatever BLAS's level (on), or as chosen (off). */
+void nx__mm_force_wide(bool on);
+bool nx__mm_wide_forced(void);
+
 /* The products by the float32 kernel (operands of 32 bits or fewer). */
 void nx__mm_f32(nx__mm *P);
 
 /* The products of two bfloat16 or two float32 operands by a packed
-   AVX-512F kernel, bit for bit the float32 kernel's; false (nothing done)
-   where the level is below NX__MM_AVX512 or the operands are not both
-   bfloat16 or both float32. */
+   kernel (AVX-512F, or AVX2 with FMA), bit for bit the float32 kernel's;
+   false (nothing done) where the level is below NX__MM_AVX2 or the
+   operands are not both bfloat16 or both float32. */
 bool nx__mm_wide(nx__mm *P);
 
 /* The products of two int8 operands by VPDPBUSD, bit for bit the integer

@@ -32,3 +32,9 @@ void nx__mm_force(int l) {
   int best = best_level();
   atomic_store_explicit(&level, l < 0 || l > best ? best : l, memory_order_relaxed);
 }
+
+static _Atomic bool wide_forced = false;
+
+void nx__mm_force_wide(bool on) { atomic_store_explicit(&wide_forced, on, memory_order_relaxed); }
+
+bool nx__mm_wide_forced(void) { return atomic_load_explicit(&wide_forced, memory_order_relaxed); }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The matrix kernels at every instruction level this CPU has (portable C,
-   AVX-512F, AVX-512 with VNNI), each forced in turn, bit for bit against
+   AVX2 with FMA, AVX-512F, AVX-512 with VNNI), each forced in turn, bit for bit against
    references computed here from the operands' bits:
    - bfloat16 x bfloat16: the float32 chain over the pairs of p, odd element
      first, by fmaf, compared as float32 bits (and once stored as bfloat16,
@@ -204,14 +204,16 @@ static nx_array *z_of(int64_t rows, int64_t cols, int kind) {
   return z;
 }
 
-/* float32 x float32 into float32 where the packed kernel runs it (the CPU
-   has AVX-512F and BLAS's kernel is not an AVX-512 one): the same chain,
-   bit for bit, on shapes past one block of z (576 x 512) and one tile of k
-   (256), with edges in every direction, every layout kind of a, b and z
+/* float32 x float32 into float32 by the packed kernel at each level that
+   has one (forced there: BLAS's kernel takes them where it is of the
+   CPU's level): the same chain, bit for bit, on shapes past a block of z
+   as two threads cut it and past one tile of k (256 at AVX-512, 512 at
+   AVX2), with edges in every direction, every layout kind of a, b and z
    (z contiguous holds the chains itself, other z go through scratch). */
 static void f32_cases(void) {
-  if (nx__mm_level() < NX__MM_AVX512 || nx__blas_avx512()) return;
-  const int64_t m = 590, k = 301, n = 530;
+  if (nx__mm_level() < NX__MM_AVX2) return;
+  nx__mm_force_wide(true);
+  const int64_t m = 590, k = 601, n = 530;
   uint64_t *A = calloc((size_t)(m * k), sizeof *A), *B = calloc((size_t)(k * n), sizeof *B);
   uint32_t *ref = calloc((size_t)(m * n), sizeof *ref);
   for (int64_t e = 0; e < m * k; e++) A[e] = (uint64_t)bf_bits(-20, 20) << 16 | (rn() & 0xffff);
@@ -235,12 +237,14 @@ static void f32_cases(void) {
       long bad = 0, first = -1;
       for (int64_t e = 0; e < m * n; e++)
         if (got[e] != ref[e] && !bad++) first = (long)e;
-      CHECK(bad == 0, "float32 (layouts %d, z %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x", kind, zk, bad,
+      CHECK(bad == 0, "float32 (level %d, layouts %d, z %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x",
+            nx__mm_level(), kind, zk, bad,
             (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first], first < 0 ? 0u : ref[first]);
       free(got);
       nx_array_free(a), nx_array_free(b), nx_array_free(z);
     }
   free(A), free(B), free(ref);
+  nx__mm_force_wide(false);
 }
 
 /* z = a b for int8 a (m x k) and b (k x n) into zt, every layout kind, z's
