@@ -64,7 +64,10 @@ static inline float ld(const src *s, int64_t e) {
   case S_F16: {
     uint16_t h;
     memcpy(&h, s->base + e * 2, 2);
-    return (float)nx__f64_of_bits(nx_dtype_load_f64bits(NX_FLOAT16, h));
+    uint32_t u = nx_load_float16_f32(h); /* exact: the value's float32 bits */
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
   }
   case S_BYTE: return s->lut[(uint8_t)s->base[e]];
   default: {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Products of two bfloat16 or two float32 operands by a packed kernel,
+/* Products of two bfloat16, two float16 or two float32 operands by a
+   packed kernel,
    blocked in the manner of GotoBLAS: per block of z and tile of k,
    b's columns are packed once into panels of the register tile's width,
    kept in the second-level cache, and a's rows a panel of the tile's
@@ -24,8 +25,8 @@
 #include "wide.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* The element at position e as a float32: bfloat16 widened (exact), or
-   float32. */
+/* The element at position e as a float32, exactly: float32 as it is,
+   bfloat16 shifted, float16 converted. */
 static inline float widen(nx_dtype dt, const char *base, int64_t e) {
   float f;
   if (dt == NX_FLOAT32) {
@@ -34,7 +35,7 @@ static inline float widen(nx_dtype dt, const char *base, int64_t e) {
   }
   uint16_t h;
   memcpy(&h, base + e * 2, 2);
-  uint32_t u = (uint32_t)h << 16;
+  uint32_t u = dt == NX_FLOAT16 ? nx_load_float16_f32(h) : (uint32_t)h << 16;
   memcpy(&f, &u, 4);
   return f;
 }
@@ -145,7 +146,9 @@ static void item256(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs
 bool nx__mm_wide(nx__mm *P) {
   nx_dtype dt = P->a.dt;
   int level = nx__mm_level();
-  if (level < NX__MM_AVX2 || P->b.dt != dt || (dt != NX_BFLOAT16 && dt != NX_FLOAT32)) return false;
+  if (level < NX__MM_AVX2 || P->b.dt != dt || (dt != NX_BFLOAT16 && dt != NX_FLOAT32 && dt != NX_FLOAT16)) return false;
+  /* float16 widens through AVX-512F's conversions, or F16C's at AVX2 */
+  if (dt == NX_FLOAT16 && level < NX__MM_AVX512 && !nx__mm_f16c()) return false;
   const nx__wide *K = level >= NX__MM_AVX512 ? &nx__wide_avx512 : &nx__wide_avx2;
   int64_t mc, nc;
   blocks(K, P, &mc, &nc);

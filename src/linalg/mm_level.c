@@ -6,6 +6,21 @@
 #include "mm.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+
+/* CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not
+   know the name); asked once, CPUID being slow in a virtual machine. */
+bool nx__mm_f16c(void) {
+  static _Atomic int known = -1;
+  int v = atomic_load_explicit(&known, memory_order_relaxed);
+  if (v < 0) {
+    unsigned a, b, c, d;
+    v = __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+    atomic_store_explicit(&known, v, memory_order_relaxed);
+  }
+  return v;
+}
+
 static int best_level(void) {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx512f"))
@@ -14,6 +29,7 @@ static int best_level(void) {
   return NX__MM_AVX512;
 }
 #else
+bool nx__mm_f16c(void) { return false; }
 static int best_level(void) { return NX__MM_PLAIN; }
 #endif
 

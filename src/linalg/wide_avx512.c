@@ -19,6 +19,7 @@ enum { PD = 8 };
 /* 16 contiguous elements from position e as float32. */
 AVX512 static inline __m512 widen16(nx_dtype dt, const char *base, int64_t e) {
   if (dt == NX_FLOAT32) return _mm512_loadu_ps(base + e * 4);
+  if (dt == NX_FLOAT16) return _mm512_cvtph_ps(_mm256_loadu_si256((const void *)(base + e * 2)));
   __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(base + e * 2)));
   return _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
 }

@@ -78,31 +78,37 @@ static uint64_t *bits_out(nx_array *z, nx_dtype udt, int64_t n) {
   return out;
 }
 
-/* The reference chain of z[i, j] from the bfloat16 bits of a (m x k) and b (k x n). */
-static uint32_t bf_ref(const uint64_t *A, const uint64_t *B, int64_t k, int64_t n, int64_t i, int64_t j) {
+/* The value of a bfloat16 or float16 element of bits h, exactly. */
+static float half_value(nx_dtype dt, uint64_t h) {
+  return dt == NX_BFLOAT16 ? bf_value((uint16_t)h) : (float)nx_dtype_load_bits(NX_FLOAT16, h);
+}
+
+/* The reference chain of z[i, j] from the bits of a (m x k) and b (k x n) of dt. */
+static uint32_t bf_ref(nx_dtype dt, const uint64_t *A, const uint64_t *B, int64_t k, int64_t n, int64_t i, int64_t j) {
   float acc = 0;
   for (int64_t p = 0; p < k; p += 2) {
-    if (p + 1 < k) acc = fmaf(bf_value((uint16_t)A[i * k + p + 1]), bf_value((uint16_t)B[(p + 1) * n + j]), acc);
-    acc = fmaf(bf_value((uint16_t)A[i * k + p]), bf_value((uint16_t)B[p * n + j]), acc);
+    if (p + 1 < k) acc = fmaf(half_value(dt, A[i * k + p + 1]), half_value(dt, B[(p + 1) * n + j]), acc);
+    acc = fmaf(half_value(dt, A[i * k + p]), half_value(dt, B[p * n + j]), acc);
   }
   return bits_of_f(acc);
 }
 
-/* z = a b for bfloat16 a (m x k, bits A) and b (k x n, bits B) into float32,
-   every layout kind of a and b, checked bit for bit; returns how many
-   elements of the reference are subnormal, infinite or NaN (so a case can
-   say that it reached them). */
-static long bf_case(const char *what, const uint64_t *A, const uint64_t *B, int64_t m, int64_t k, int64_t n) {
+/* z = a b for a (m x k, bits A) and b (k x n, bits B) of dt (bfloat16 or
+   float16) into float32, every layout kind of a and b, checked bit for
+   bit, and once into dt by the store rule; returns how many elements of
+   the reference are subnormal, infinite or NaN (so a case can say that it
+   reached them). */
+static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const uint64_t *B, int64_t m, int64_t k,
+                      int64_t n) {
   long special = 0;
   uint32_t *ref = calloc((size_t)(m * n) + 1, sizeof *ref);
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
-      uint32_t r = ref[i * n + j] = bf_ref(A, B, k, n, i, j);
+      uint32_t r = ref[i * n + j] = bf_ref(dt, A, B, k, n, i, j);
       if ((r & 0x7f800000) == 0x7f800000 || ((r & 0x7f800000) == 0 && (r & 0x7fffff))) special++;
     }
   for (int kind = 0; kind < 3; kind++) {
-    nx_array *a = raw(NX_BFLOAT16, NX_UINT16, A, m, k, kind), *b = raw(NX_BFLOAT16, NX_UINT16, B, k, n, (kind + 1) % 3),
-             *z = NULL;
+    nx_array *a = raw(dt, NX_UINT16, A, m, k, kind), *b = raw(dt, NX_UINT16, B, k, n, (kind + 1) % 3), *z = NULL;
     int64_t zs[2] = {m, n};
     CHECK(a && b && nx_array_host(NX_FLOAT32, zs, 2, &z) == 0, "%s: operands", what);
     int s = nx_matmul(z, a, b);
@@ -111,19 +117,20 @@ static long bf_case(const char *what, const uint64_t *A, const uint64_t *B, int6
     long bad = 0, first = -1;
     for (int64_t e = 0; e < m * n; e++)
       if (got[e] != ref[e] && !bad++) first = (long)e;
-    CHECK(bad == 0, "%s (level %d, layouts %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x", what,
-          nx__mm_level(), kind, bad, (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first],
+    CHECK(bad == 0, "%s %s (level %d, layouts %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x",
+          nx_dtype_name(dt), what, nx__mm_level(), kind, bad, (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first],
           first < 0 ? 0u : ref[first]);
     free(got);
     if (kind == 0) {
-      /* z of bfloat16: each float32 result stored once by the store rule */
+      /* z of dt: each float32 result stored once by the store rule */
       nx_array *zb = NULL;
-      CHECK(nx_array_host(NX_BFLOAT16, zs, 2, &zb) == 0 && nx_matmul(zb, a, b) == 0, "%s, z bfloat16: %s", what,
+      CHECK(nx_array_host(dt, zs, 2, &zb) == 0 && nx_matmul(zb, a, b) == 0, "%s, z %s: %s", what, nx_dtype_name(dt),
             nx_error_message());
       uint64_t *gb = bits_out(zb, NX_UINT16, m * n);
       long badb = 0;
-      for (int64_t e = 0; e < m * n; e++) badb += gb[e] != nx_dtype_store_bits(NX_BFLOAT16, (double)flt_of(ref[e]));
-      CHECK(badb == 0, "%s (level %d), z bfloat16: %ld of %lld wrong", what, nx__mm_level(), badb, (long long)(m * n));
+      for (int64_t e = 0; e < m * n; e++) badb += gb[e] != nx_dtype_store_bits(dt, (double)flt_of(ref[e]));
+      CHECK(badb == 0, "%s (level %d), z %s: %ld of %lld wrong", what, nx__mm_level(), nx_dtype_name(dt), badb,
+            (long long)(m * n));
       free(gb);
       nx_array_free(zb);
     }
@@ -139,9 +146,9 @@ static void bf16_cases(void) {
   uint64_t *A = calloc((size_t)(m * k), sizeof *A), *B = calloc((size_t)(k * n), sizeof *B);
   for (int64_t e = 0; e < m * k; e++) A[e] = bf_bits(-20, 20);
   for (int64_t e = 0; e < k * n; e++) B[e] = bf_bits(-20, 20);
-  bf_case("random", A, B, m, k, n);
-  bf_case("random, k = 1", A, B, m, 1, n);
-  bf_case("random, k = 256", A, B, m, 256, n);
+  half_case(NX_BFLOAT16, "random", A, B, m, k, n);
+  half_case(NX_BFLOAT16, "random, k = 1", A, B, m, 1, n);
+  half_case(NX_BFLOAT16, "random, k = 256", A, B, m, 256, n);
   /* the first six rows' first tile of k tiny (products below 2^-126, sums
      subnormal), their later tiles zeros: the subnormal accumulators carry
      into the later tiles unflushed */
@@ -149,41 +156,73 @@ static void bf16_cases(void) {
     for (int64_t p = 0; p < k; p++) A[i * k + p] = p < 256 ? bf_bits(-80, -78) : 0;
   for (int64_t p = 0; p < 256; p++)
     for (int64_t j = 0; j < n; j++) B[p * n + j] = bf_bits(-61, -60);
-  long sub = bf_case("a tiny first tile", A, B, m, k, n);
+  long sub = half_case(NX_BFLOAT16, "a tiny first tile", A, B, m, k, n);
   CHECK(sub > 0, "a tiny first tile gives subnormal results (%ld)", sub);
   /* every product a multiple of 2^-126, sums cancelling to it */
   for (int64_t e = 0; e < m * k; e++) A[e] = (rn() & 1) << 15 | (uint64_t)(127 - 63) << 7;
   for (int64_t e = 0; e < k * n; e++) B[e] = (rn() & 1) << 15 | (rn() % 2 ? (uint64_t)(127 - 63) << 7 : (uint64_t)(127 - 62) << 7 | 0x40);
-  bf_case("products 2^-126 and 3 * 2^-126", A, B, m, k, n);
+  half_case(NX_BFLOAT16, "products 2^-126 and 3 * 2^-126", A, B, m, k, n);
   /* one step below: products 2^-127 and sums that go subnormal */
   for (int64_t e = 0; e < k * n; e++) B[e] = (rn() & 1) << 15 | (uint64_t)(127 - 64) << 7;
-  sub = bf_case("products 2^-127", A, B, m, k, n);
+  sub = half_case(NX_BFLOAT16, "products 2^-127", A, B, m, k, n);
   CHECK(sub > 0, "some sums of products 2^-127 end subnormal (%ld)", sub);
   /* tiny and subnormal inputs */
   for (int64_t e = 0; e < m * k; e++) A[e] = rn() % 4 ? bf_bits(-80, -66) : rn() & 0x807f;
   for (int64_t e = 0; e < k * n; e++) B[e] = rn() % 4 ? bf_bits(-80, -66) : rn() & 0x807f;
-  sub = bf_case("tiny and subnormal", A, B, m, k, n);
+  sub = half_case(NX_BFLOAT16, "tiny and subnormal", A, B, m, k, n);
   CHECK(sub > 0, "some tiny results are subnormal (%ld)", sub);
   /* products past float32's range, sums that overflow */
   for (int64_t e = 0; e < m * k; e++) A[e] = bf_bits(60, 70);
   for (int64_t e = 0; e < k * n; e++) B[e] = bf_bits(55, 64);
-  bf_case("products near and past 2^128", A, B, m, k, n);
+  half_case(NX_BFLOAT16, "products near and past 2^128", A, B, m, k, n);
   for (int64_t e = 0; e < m * k; e++) A[e] = bf_bits(62, 64);
   for (int64_t e = 0; e < k * n; e++) B[e] = bf_bits(62, 64);
-  bf_case("products near and past 2^128, k = 3", A, B, m, 3, n);
+  half_case(NX_BFLOAT16, "products near and past 2^128, k = 3", A, B, m, 3, n);
   /* infinities and NaN (the machine's default NaN, so that which NaN
      propagates cannot matter), the last element of k an infinity */
   for (int64_t e = 0; e < m * k; e++) A[e] = rn() % 50 ? bf_bits(-5, 5) : rn() % 3 ? 0x7f80 | (rn() & 1) << 15 : 0xffc0;
   for (int64_t e = 0; e < k * n; e++) B[e] = rn() % 50 ? bf_bits(-5, 5) : rn() % 3 ? 0x7f80 | (rn() & 1) << 15 : 0xffc0;
   for (int64_t i = 0; i < m; i++) A[i * k + k - 1] = i % 2 ? 0x7f80 : 0x3f80;
   for (int64_t j = 0; j < n; j++) B[(k - 1) * n + j] = j % 3 ? 0xff80 : 0;
-  long sp = bf_case("infinities and NaN", A, B, m, k, n);
+  long sp = half_case(NX_BFLOAT16, "infinities and NaN", A, B, m, k, n);
   CHECK(sp > 0, "some results are infinite or NaN (%ld)", sp);
   /* an infinity as the odd k's last element where the rest is ordinary */
   for (int64_t e = 0; e < m * k; e++) A[e] = bf_bits(-5, 5);
   for (int64_t e = 0; e < k * n; e++) B[e] = bf_bits(-5, 5);
   for (int64_t i = 0; i < m; i++) A[i * k + k - 1] = 0x7f80;
-  bf_case("an infinity last", A, B, m, k, n);
+  half_case(NX_BFLOAT16, "an infinity last", A, B, m, k, n);
+  free(A), free(B);
+}
+
+/* A float16 bit pattern: sign random, exponent (unbiased) in [lo, hi] (-15
+   for a subnormal or zero), fraction random. */
+static uint16_t h_bits(int lo, int hi) {
+  int e = lo + (int)(rn() % (uint64_t)(hi - lo + 1));
+  return (uint16_t)((rn() & 1) << 15 | (uint64_t)(e + 15) << 10 | (rn() & 0x3ff));
+}
+
+/* float16 x float16 (the packed kernel widens it through F16C or AVX-512F
+   where the level has one, the float32 kernel elsewhere): random data, k
+   past a tile of k at each level, subnormal inputs and products, results
+   past float16's range (finite in float32), infinities and NaN. */
+static void f16_cases(void) {
+  const int64_t m = 13, k = 601, n = 70;
+  uint64_t *A = calloc((size_t)(m * k), sizeof *A), *B = calloc((size_t)(k * n), sizeof *B);
+  for (int64_t e = 0; e < m * k; e++) A[e] = h_bits(-6, 6);
+  for (int64_t e = 0; e < k * n; e++) B[e] = h_bits(-6, 6);
+  half_case(NX_FLOAT16, "random", A, B, m, k, n);
+  half_case(NX_FLOAT16, "random, k = 1", A, B, m, 1, n);
+  for (int64_t e = 0; e < m * k; e++) A[e] = rn() % 3 ? h_bits(-15, -10) : h_bits(-3, 3);
+  for (int64_t e = 0; e < k * n; e++) B[e] = rn() % 3 ? h_bits(-15, -10) : h_bits(-3, 3);
+  long sub = half_case(NX_FLOAT16, "subnormal inputs", A, B, m, k, n);
+  CHECK(sub == 0, "float16 subnormal products are normal in float32 (%ld)", sub);
+  for (int64_t e = 0; e < m * k; e++) A[e] = h_bits(10, 15);
+  for (int64_t e = 0; e < k * n; e++) B[e] = h_bits(10, 15);
+  half_case(NX_FLOAT16, "past float16's range", A, B, m, k, n);
+  for (int64_t e = 0; e < m * k; e++) A[e] = rn() % 50 ? h_bits(-5, 5) : rn() % 3 ? 0x7c00 | (rn() & 1) << 15 : 0xfe00;
+  for (int64_t e = 0; e < k * n; e++) B[e] = rn() % 50 ? h_bits(-5, 5) : rn() % 3 ? 0x7c00 | (rn() & 1) << 15 : 0xfe00;
+  long sp = half_case(NX_FLOAT16, "infinities and NaN", A, B, m, k, n);
+  CHECK(sp > 0, "some float16 results are infinite or NaN (%ld)", sp);
   free(A), free(B);
 }
 
@@ -312,6 +351,7 @@ int main(void) {
   for (int level = 0; level <= best; level++) {
     nx__mm_force(level);
     bf16_cases();
+    f16_cases();
     f32_cases();
     int8_cases();
   }
