@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Products of two bfloat16, two float16 or two float32 operands by a
-   packed kernel,
+/* Products of operands each bfloat16, float16 or float32 by a packed
+   kernel,
    blocked in the manner of GotoBLAS: per block of z and tile of k,
    b's columns are packed once into panels of the register tile's width,
    kept in the second-level cache, and a's rows a panel of the tile's
@@ -136,6 +136,9 @@ static void run(const nx__wide *K, const nx__mm *P, int64_t t, int64_t i0, int64
   if (!own) nx__mm_store(P, pz, i0, j0, rows, cols, c, block_ld(P));
 }
 
+/* The dtypes the packing widens in vector registers. */
+static bool widens(nx_dtype dt) { return dt == NX_FLOAT32 || dt == NX_BFLOAT16 || dt == NX_FLOAT16; }
+
 static void item512(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs) {
   run(&nx__wide_avx512, P, t, i0, j0, vs);
 }
@@ -144,11 +147,11 @@ static void item256(const nx__mm *P, int64_t t, int64_t i0, int64_t j0, void *vs
 }
 
 bool nx__mm_wide(nx__mm *P) {
-  nx_dtype dt = P->a.dt;
+  nx_dtype da = P->a.dt, db = P->b.dt;
   int level = nx__mm_level();
-  if (level < NX__MM_AVX2 || P->b.dt != dt || (dt != NX_BFLOAT16 && dt != NX_FLOAT32 && dt != NX_FLOAT16)) return false;
+  if (level < NX__MM_AVX2 || !widens(da) || !widens(db)) return false;
   /* float16 widens through AVX-512F's conversions, or F16C's at AVX2 */
-  if (dt == NX_FLOAT16 && level < NX__MM_AVX512 && !nx__mm_f16c()) return false;
+  if ((da == NX_FLOAT16 || db == NX_FLOAT16) && level < NX__MM_AVX512 && !nx__mm_f16c()) return false;
   const nx__wide *K = level >= NX__MM_AVX512 ? &nx__wide_avx512 : &nx__wide_avx2;
   int64_t mc, nc;
   blocks(K, P, &mc, &nc);

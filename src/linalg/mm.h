@@ -52,11 +52,10 @@ bool nx__mm_f16c(void);
 /* The products by the float32 kernel (operands of 32 bits or fewer). */
 void nx__mm_f32(nx__mm *P);
 
-/* The products of two bfloat16, two float16 or two float32 operands by a
-   packed kernel (AVX-512F, or AVX2 with FMA), bit for bit the float32
-   kernel's; false (nothing done) where the level is below NX__MM_AVX2, the
-   operands are not both of one of those dtypes, or they are float16 at
-   AVX2 on a CPU without F16C. */
+/* The products of operands each bfloat16, float16 or float32 by a packed
+   kernel (AVX-512F, or AVX2 with FMA), bit for bit the float32 kernel's;
+   false (nothing done) where the level is below NX__MM_AVX2, an operand is
+   of another dtype, or one is float16 at AVX2 on a CPU without F16C. */
 bool nx__mm_wide(nx__mm *P);
 
 /* The products of two int8 operands by VPDPBUSD, bit for bit the integer

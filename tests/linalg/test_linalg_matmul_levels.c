@@ -78,37 +78,45 @@ static uint64_t *bits_out(nx_array *z, nx_dtype udt, int64_t n) {
   return out;
 }
 
-/* The value of a bfloat16 or float16 element of bits h, exactly. */
+/* The value of an element of dt (bfloat16, float16 or float32) of bits h,
+   exactly. */
 static float half_value(nx_dtype dt, uint64_t h) {
-  return dt == NX_BFLOAT16 ? bf_value((uint16_t)h) : (float)nx_dtype_load_bits(NX_FLOAT16, h);
+  return dt == NX_BFLOAT16 ? bf_value((uint16_t)h)
+       : dt == NX_FLOAT16 ? (float)nx_dtype_load_bits(NX_FLOAT16, h) : flt_of((uint32_t)h);
 }
 
-/* The reference chain of z[i, j] from the bits of a (m x k) and b (k x n) of dt. */
-static uint32_t bf_ref(nx_dtype dt, const uint64_t *A, const uint64_t *B, int64_t k, int64_t n, int64_t i, int64_t j) {
+/* The reference chain of z[i, j] from the bits of a (m x k, of da) and b
+   (k x n, of db). */
+static uint32_t chain_ref(nx_dtype da, nx_dtype db, const uint64_t *A, const uint64_t *B, int64_t k, int64_t n,
+                          int64_t i, int64_t j) {
   float acc = 0;
   for (int64_t p = 0; p < k; p += 2) {
-    if (p + 1 < k) acc = fmaf(half_value(dt, A[i * k + p + 1]), half_value(dt, B[(p + 1) * n + j]), acc);
-    acc = fmaf(half_value(dt, A[i * k + p]), half_value(dt, B[p * n + j]), acc);
+    if (p + 1 < k) acc = fmaf(half_value(da, A[i * k + p + 1]), half_value(db, B[(p + 1) * n + j]), acc);
+    acc = fmaf(half_value(da, A[i * k + p]), half_value(db, B[p * n + j]), acc);
   }
   return bits_of_f(acc);
 }
 
-/* z = a b for a (m x k, bits A) and b (k x n, bits B) of dt (bfloat16 or
-   float16) into float32, every layout kind of a and b, checked bit for
-   bit, and once into dt by the store rule; returns how many elements of
-   the reference are subnormal, infinite or NaN (so a case can say that it
-   reached them). */
-static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const uint64_t *B, int64_t m, int64_t k,
-                      int64_t n) {
+static nx_dtype bits_dtype(nx_dtype dt) { return dt == NX_FLOAT32 ? NX_UINT32 : NX_UINT16; }
+
+/* z = a b for a (m x k, bits A) of da and b (k x n, bits B) of db (each
+   bfloat16, float16 or float32) into float32, every layout kind of a and
+   b, checked bit for bit, and once into da by the store rule; returns how
+   many elements of the reference are subnormal, infinite or NaN (so a case
+   can say that it reached them). */
+static long mixed_case(nx_dtype da, nx_dtype db, const char *what, const uint64_t *A, const uint64_t *B, int64_t m,
+                       int64_t k, int64_t n) {
+  nx_dtype dt = da;
   long special = 0;
   uint32_t *ref = calloc((size_t)(m * n) + 1, sizeof *ref);
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
-      uint32_t r = ref[i * n + j] = bf_ref(dt, A, B, k, n, i, j);
+      uint32_t r = ref[i * n + j] = chain_ref(da, db, A, B, k, n, i, j);
       if ((r & 0x7f800000) == 0x7f800000 || ((r & 0x7f800000) == 0 && (r & 0x7fffff))) special++;
     }
   for (int kind = 0; kind < 3; kind++) {
-    nx_array *a = raw(dt, NX_UINT16, A, m, k, kind), *b = raw(dt, NX_UINT16, B, k, n, (kind + 1) % 3), *z = NULL;
+    nx_array *a = raw(da, bits_dtype(da), A, m, k, kind), *b = raw(db, bits_dtype(db), B, k, n, (kind + 1) % 3),
+             *z = NULL;
     int64_t zs[2] = {m, n};
     CHECK(a && b && nx_array_host(NX_FLOAT32, zs, 2, &z) == 0, "%s: operands", what);
     int s = nx_matmul(z, a, b);
@@ -117,8 +125,8 @@ static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const ui
     long bad = 0, first = -1;
     for (int64_t e = 0; e < m * n; e++)
       if (got[e] != ref[e] && !bad++) first = (long)e;
-    CHECK(bad == 0, "%s %s (level %d, layouts %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x",
-          nx_dtype_name(dt), what, nx__mm_level(), kind, bad, (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first],
+    CHECK(bad == 0, "%s x %s %s (level %d, layouts %d): %ld of %lld wrong, first [%ld]: %08llx, not %08x",
+          nx_dtype_name(da), nx_dtype_name(db), what, nx__mm_level(), kind, bad, (long long)(m * n), first, first < 0 ? 0ull : (unsigned long long)got[first],
           first < 0 ? 0u : ref[first]);
     free(got);
     if (kind == 0) {
@@ -126,7 +134,7 @@ static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const ui
       nx_array *zb = NULL;
       CHECK(nx_array_host(dt, zs, 2, &zb) == 0 && nx_matmul(zb, a, b) == 0, "%s, z %s: %s", what, nx_dtype_name(dt),
             nx_error_message());
-      uint64_t *gb = bits_out(zb, NX_UINT16, m * n);
+      uint64_t *gb = bits_out(zb, bits_dtype(dt), m * n);
       long badb = 0;
       for (int64_t e = 0; e < m * n; e++) badb += gb[e] != nx_dtype_store_bits(dt, (double)flt_of(ref[e]));
       CHECK(badb == 0, "%s (level %d), z %s: %ld of %lld wrong", what, nx__mm_level(), nx_dtype_name(dt), badb,
@@ -138,6 +146,11 @@ static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const ui
   }
   free(ref);
   return special;
+}
+
+static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const uint64_t *B, int64_t m, int64_t k,
+                      int64_t n) {
+  return mixed_case(dt, dt, what, A, B, m, k, n);
 }
 
 static void bf16_cases(void) {
@@ -223,6 +236,33 @@ static void f16_cases(void) {
   for (int64_t e = 0; e < k * n; e++) B[e] = rn() % 50 ? h_bits(-5, 5) : rn() % 3 ? 0x7c00 | (rn() & 1) << 15 : 0xfe00;
   long sp = half_case(NX_FLOAT16, "infinities and NaN", A, B, m, k, n);
   CHECK(sp > 0, "some float16 results are infinite or NaN (%ld)", sp);
+  free(A), free(B);
+}
+
+/* Mixed operands, each bfloat16, float16 or float32 (a bfloat16 weight
+   and float32 activations, say): random data and infinities and NaN, k
+   past a tile at each level. */
+static void mixed_cases(void) {
+  const int64_t m = 13, k = 601, n = 70;
+  static const nx_dtype pairs[][2] = {{NX_BFLOAT16, NX_FLOAT32}, {NX_FLOAT32, NX_BFLOAT16}, {NX_FLOAT16, NX_BFLOAT16},
+                                      {NX_FLOAT32, NX_FLOAT16}};
+  uint64_t *A = calloc((size_t)(m * k), sizeof *A), *B = calloc((size_t)(k * n), sizeof *B);
+  for (size_t q = 0; q < sizeof pairs / sizeof *pairs; q++) {
+    nx_dtype da = pairs[q][0], db = pairs[q][1];
+    for (int special = 0; special < 2; special++) {
+      for (int side = 0; side < 2; side++) {
+        nx_dtype dt = side ? db : da;
+        uint64_t *X = side ? B : A;
+        for (int64_t e = 0; e < (side ? k * n : m * k); e++) {
+          uint64_t h = dt == NX_FLOAT16 ? h_bits(-6, 6) : bf_bits(-20, 20);
+          if (dt == NX_FLOAT32) h = h << 16 | (rn() & 0xffff);
+          if (special && rn() % 50 == 0) h = dt == NX_FLOAT32 ? 0x7f800000 : dt == NX_FLOAT16 ? 0x7c00 : 0x7f80;
+          X[e] = h;
+        }
+      }
+      mixed_case(da, db, special ? "mixed, infinities" : "mixed, random", A, B, m, k, n);
+    }
+  }
   free(A), free(B);
 }
 
@@ -352,6 +392,7 @@ int main(void) {
     nx__mm_force(level);
     bf16_cases();
     f16_cases();
+    mixed_cases();
     f32_cases();
     int8_cases();
   }
