@@ -206,9 +206,91 @@ __attribute__((always_inline)) T_512 static inline __m128i small_of_f32(__m512i 
   return _mm512_cvtepi32_epi8(r);
 }
 
+/* The same in AVX registers, for CPUs with AVX2 and no AVX-512: 4 float64
+   patterns, each result in the low byte of its 64-bit lane. Without
+   unsigned compares the magnitudes (below 2^63) are compared signed;
+   without a rounding mode in the instruction the subnormal results are
+   rounded by VROUNDPD's immediate (the scaling by a power of two before it
+   is exact, and so is the conversion of the integral result through 2^52's
+   mantissa), so MXCSR's rounding mode does not matter either. Under DAZ a
+   subnormal float64 counts as zero: it rounds to zero anyway. */
+__attribute__((always_inline)) T_AVX2 static inline __m256i small_of_f64_avx2(__m256i u, int eb, int fb, int inf,
+                                                                            int nan, int sat) {
+  const int bias = (1 << (eb - 1)) - 1, sh = 52 - fb;
+  const nx_u64 max = nx__max_finite(eb, fb, sat), infb = (((nx_u64)1 << eb) - 1) << fb;
+  const nx_u64 lo = (nx_u64)(1023 - bias + 1) << 52, hi = (nx_u64)(1023 - bias + (int)(max >> fb) + 1) << 52;
+  __m256i a = _mm256_and_si256(u, _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+  __m256i m = _mm256_sub_epi64(a, _mm256_set1_epi64x((long long)((nx_u64)(1023 - bias) << 52)));
+  __m256i odd = _mm256_and_si256(_mm256_srli_epi64(m, sh), _mm256_set1_epi64x(1));
+  __m256i r = _mm256_srli_epi64(
+      _mm256_add_epi64(m, _mm256_add_epi64(odd, _mm256_set1_epi64x(((long long)1 << (sh - 1)) - 1))), sh);
+  __m256d scaled = _mm256_mul_pd(_mm256_castsi256_pd(a), _mm256_set1_pd((double)((nx_u64)1 << (bias - 1 + fb))));
+  __m256d whole = _mm256_add_pd(_mm256_round_pd(scaled, RNE), _mm256_set1_pd(4503599627370496.0)); /* + 2^52 */
+  __m256i sub = _mm256_sub_epi64(_mm256_castpd_si256(whole), _mm256_set1_epi64x(0x4330000000000000ll));
+  r = _mm256_blendv_epi8(r, sub, _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)lo), a));
+  __m256i over = _mm256_or_si256(_mm256_cmpgt_epi64(a, _mm256_set1_epi64x((long long)(hi - 1))),
+                                 _mm256_cmpgt_epi64(r, _mm256_set1_epi64x((long long)max)));
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi64x((long long)(inf ? infb : max)), over);
+  __m256i sign = _mm256_slli_epi64(_mm256_srli_epi64(u, 63), eb + fb);
+  r = _mm256_or_si256(r, sign);
+  __m256i isnan = _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(0x7FF0000000000000ll));
+  if (!nan) return _mm256_andnot_si256(isnan, r); /* +0 */
+  __m256i q = _mm256_set1_epi64x((long long)(max | 1));
+  if (inf) {
+    __m256i top = _mm256_srli_epi64(_mm256_and_si256(a, _mm256_set1_epi64x(0xFFFFFFFFFFFFFll)), sh);
+    q = _mm256_or_si256(top, _mm256_set1_epi64x((long long)(infb | ((nx_u64)1 << (fb - 1)))));
+  }
+  return _mm256_blendv_epi8(r, _mm256_or_si256(sign, q), isnan);
+}
+
+/* The same from 8 float32 bit patterns, each result in the low byte of its
+   32-bit lane. VCVTTPS2DQ converts the rounded (integral) value exactly. */
+__attribute__((always_inline)) T_AVX2 static inline __m256i small_of_f32_avx2(__m256i u, int eb, int fb, int inf,
+                                                                            int nan, int sat) {
+  const int bias = (1 << (eb - 1)) - 1, sh = 23 - fb;
+  const nx_u32 max = (nx_u32)nx__max_finite(eb, fb, sat), infb = ((1u << eb) - 1) << fb;
+  const nx_u32 lo = (nx_u32)(127 - bias + 1) << 23, hi = (nx_u32)(127 - bias + (int)(max >> fb) + 1) << 23;
+  __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+  __m256i m = _mm256_sub_epi32(a, _mm256_set1_epi32((int)((nx_u32)(127 - bias) << 23)));
+  __m256i odd = _mm256_and_si256(_mm256_srli_epi32(m, sh), _mm256_set1_epi32(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(m, _mm256_add_epi32(odd, _mm256_set1_epi32((1 << (sh - 1)) - 1))), sh);
+  __m256 scaled = _mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_set1_ps((float)(1u << (bias - 1 + fb))));
+  __m256i sub = _mm256_cvttps_epi32(_mm256_round_ps(scaled, RNE));
+  r = _mm256_blendv_epi8(r, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32((int)lo), a));
+  __m256i over = _mm256_or_si256(_mm256_cmpgt_epi32(a, _mm256_set1_epi32((int)(hi - 1))),
+                                 _mm256_cmpgt_epi32(r, _mm256_set1_epi32((int)max)));
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int)(inf ? infb : max)), over);
+  __m256i sign = _mm256_slli_epi32(_mm256_srli_epi32(u, 31), eb + fb);
+  r = _mm256_or_si256(r, sign);
+  __m256i isnan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F800000));
+  if (!nan) return _mm256_andnot_si256(isnan, r);
+  __m256i q = _mm256_set1_epi32((int)(max | 1));
+  if (inf) {
+    __m256i top = _mm256_srli_epi32(_mm256_and_si256(a, _mm256_set1_epi32(0x7FFFFF)), sh);
+    q = _mm256_or_si256(top, _mm256_set1_epi32((int)(infb | (1u << (fb - 1)))));
+  }
+  return _mm256_blendv_epi8(r, _mm256_or_si256(sign, q), isnan);
+}
+
+/* Bytes from lanes: the low bytes of two vectors of 4 64-bit lanes, in
+   order (8 bytes, the low half of the result), and of two of 8 32-bit
+   lanes (16 bytes). */
+T_AVX2 static inline __m128i bytes_of_64(__m256i x, __m256i y) {
+  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  __m128i a = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, even));
+  __m128i b = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, even));
+  __m128i w = _mm_packus_epi32(a, b);
+  return _mm_packus_epi16(w, w);
+}
+T_AVX2 static inline __m128i bytes_of_32(__m256i x, __m256i y) {
+  __m128i a = _mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+  __m128i b = _mm_packus_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+  return _mm_packus_epi16(a, b);
+}
+
 /* 16 elements of one byte each (values below 16) packed two to a byte,
    element 0 in the low nibble: 8 bytes. */
-T_512 static inline __m128i nibbles(__m128i b) {
+__attribute__((target("ssse3"))) static inline __m128i nibbles(__m128i b) {
   __m128i w = _mm_maddubs_epi16(b, _mm_set1_epi16(0x1001)); /* b0 + 16 b1 in each 16-bit lane */
   return _mm_packus_epi16(w, w);
 }
@@ -235,6 +317,39 @@ T_512 static void f64_e2m1fn_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
 T_512 static void f32_e2m1fn_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
   for (int64_t i = 0; i < n; i += 16)
     _mm_storel_epi64((__m128i *)(d + i / 2), nibbles(small_of_f32(_mm512_loadu_si512(s + 4 * i), 2, 1, 0, 0, 7)));
+}
+
+#define F64_F8_AVX2(name, eb, fb, inf, nan, sat)                                                             \
+  T_AVX2 static void f64_##name##_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {                           \
+    for (int64_t i = 0; i < n; i += 8) {                                                                 \
+      __m256i x = small_of_f64_avx2(_mm256_loadu_si256((const __m256i *)(s + 8 * i)), eb, fb, inf, nan, sat); \
+      __m256i y = small_of_f64_avx2(_mm256_loadu_si256((const __m256i *)(s + 8 * i + 32)), eb, fb, inf, nan, sat); \
+      _mm_storel_epi64((__m128i *)(d + i), bytes_of_64(x, y));                                           \
+    }                                                                                                    \
+  }                                                                                                      \
+  T_AVX2 static void f32_##name##_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {                           \
+    for (int64_t i = 0; i < n; i += 16) {                                                                \
+      __m256i x = small_of_f32_avx2(_mm256_loadu_si256((const __m256i *)(s + 4 * i)), eb, fb, inf, nan, sat); \
+      __m256i y = small_of_f32_avx2(_mm256_loadu_si256((const __m256i *)(s + 4 * i + 32)), eb, fb, inf, nan, sat); \
+      _mm_storeu_si128((__m128i *)(d + i), bytes_of_32(x, y));                                           \
+    }                                                                                                    \
+  }
+F8_FORMATS(F64_F8_AVX2)
+
+T_AVX2 static void f64_e2m1fn_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m256i v[4];
+    for (int k = 0; k < 4; k++) v[k] = small_of_f64_avx2(_mm256_loadu_si256((const __m256i *)(s + 8 * i + 32 * k)), 2, 1, 0, 0, 7);
+    __m128i b = _mm_unpacklo_epi64(bytes_of_64(v[0], v[1]), bytes_of_64(v[2], v[3]));
+    _mm_storel_epi64((__m128i *)(d + i / 2), nibbles(b));
+  }
+}
+T_AVX2 static void f32_e2m1fn_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m256i x = small_of_f32_avx2(_mm256_loadu_si256((const __m256i *)(s + 4 * i)), 2, 1, 0, 0, 7);
+    __m256i y = small_of_f32_avx2(_mm256_loadu_si256((const __m256i *)(s + 4 * i + 32)), 2, 1, 0, 0, 7);
+    _mm_storel_epi64((__m128i *)(d + i / 2), nibbles(bytes_of_32(x, y)));
+  }
 }
 
 /* ---- Dispatch ---- */
@@ -292,6 +407,17 @@ static run_fn pick(int to, int from, int *block, bool nt) {
   }
 #undef ST
   if (nt) return 0;
+  if (!v512 && v2) {
+    *block = 16;
+    switch (PAIR(to, from)) {
+    case PAIR(NX_FLOAT8_E4M3FN, NX_FLOAT64): *block = 8; return f64_e4m3fn_avx2;
+    case PAIR(NX_FLOAT8_E5M2, NX_FLOAT64): *block = 8; return f64_e5m2_avx2;
+    case PAIR(NX_FLOAT4_E2M1FN, NX_FLOAT64): return f64_e2m1fn_avx2;
+    case PAIR(NX_FLOAT8_E4M3FN, NX_FLOAT32): return f32_e4m3fn_avx2;
+    case PAIR(NX_FLOAT8_E5M2, NX_FLOAT32): return f32_e5m2_avx2;
+    case PAIR(NX_FLOAT4_E2M1FN, NX_FLOAT32): return f32_e2m1fn_avx2;
+    }
+  }
   if (!v512) return 0;
   *block = 16;
   switch (PAIR(to, from)) {
