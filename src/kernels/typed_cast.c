@@ -30,7 +30,10 @@ bool nx__typed_cast(nx_dtype to, void *dst, nx_dtype from, const void *src, int6
   switch (nx__typed_level()) {
   case NX__TYPED_BASE: table = casts_base; break;
 #if defined(NX__TYPED_X86)
-  case NX__TYPED_AVX2: table = casts_avx2; break;
+  case NX__TYPED_AVX2:
+    if (nx__typed_narrow256(to, dst, from, src, n)) return true;
+    table = casts_avx2;
+    break;
   case NX__TYPED_AVX512:
     if (nx__typed_narrow512(to, dst, from, src, n)) return true;
     table = casts_512;

@@ -21,6 +21,10 @@ int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void 
    uint8, and of floats into int8, int16, uint8 (and float64 into int32). */
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
 
+/* The same pairs in AVX registers (typed_narrow_avx2.c), for the AVX2
+   level. */
+int nx__typed_narrow256(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
+
 /* z = x op y for op + - x / (NX__ADD .. NX__FDIV) of float32 and float64,
    eight or sixteen float32 lanes at a time, over a contiguous run of at least NX__TYPED_STREAM_BYTES of result, the
    lines of z past its first 64-byte boundary written by non-temporal
