@@ -134,29 +134,13 @@ LOOP(i16_f64, int16_t, double, 8, NX__F2I(int16_t, double, INT16_MIN, INT16_MAX,
 LOOP(i32_f64, int32_t, double, 8, NX__F2I(int32_t, double, INT32_MIN, INT32_MAX, int32_t, v))
 
 int nx__typed_narrow256(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n) {
-  void (*f)(void *, const void *, int64_t) = 0;
-#define PAIR(t, s) ((int)(t) * NX_DTYPE_COUNT + (int)(s))
-  switch (PAIR(to, from)) {
-  case PAIR(NX_INT8, NX_INT16): f = run_i8_i16; break;
-  case PAIR(NX_INT8, NX_INT32): f = run_i8_i32; break;
-  case PAIR(NX_INT8, NX_INT64): f = run_i8_i64; break;
-  case PAIR(NX_INT16, NX_INT32): f = run_i16_i32; break;
-  case PAIR(NX_INT16, NX_INT64): f = run_i16_i64; break;
-  case PAIR(NX_INT32, NX_INT64): f = run_i32_i64; break;
-  case PAIR(NX_UINT8, NX_INT16): f = run_u8_i16; break;
-  case PAIR(NX_UINT8, NX_INT32): f = run_u8_i32; break;
-  case PAIR(NX_UINT8, NX_INT64): f = run_u8_i64; break;
-  case PAIR(NX_INT8, NX_FLOAT32): f = run_i8_f32; break;
-  case PAIR(NX_INT16, NX_FLOAT32): f = run_i16_f32; break;
-  case PAIR(NX_UINT8, NX_FLOAT32): f = run_u8_f32; break;
-  case PAIR(NX_INT8, NX_FLOAT64): f = run_i8_f64; break;
-  case PAIR(NX_INT16, NX_FLOAT64): f = run_i16_f64; break;
-  case PAIR(NX_INT32, NX_FLOAT64): f = run_i32_f64; break;
-  case PAIR(NX_UINT8, NX_FLOAT64): f = run_u8_f64; break;
-  default: return 0;
-  }
-#undef PAIR
-  f(dst, src, n);
+  static const nx__narrow_fn loops[] = {
+      run_i8_i16, run_i8_i32, run_i8_i64, run_i16_i32, run_i16_i64, run_i32_i64,
+      run_u8_i16, run_u8_i32, run_u8_i64, run_i8_f32, run_i16_f32, run_u8_f32,
+      run_i8_f64, run_i16_f64, run_i32_f64, run_u8_f64};
+  int k = nx__typed_narrow_pair(to, from);
+  if (k < 0) return 0;
+  loops[k](dst, src, n);
   return 1;
 }
 #else

@@ -118,29 +118,11 @@ NX__PD(i32_f64, int32_t, NX__SAME, NX__ST256, -2147483648.0, 2147483647.0,
 NX__PD(u8_f64, uint8_t, _mm256_cvtepi32_epi8, NX__ST64, 0.0, 255.0, NX__F2U8(v))
 
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n) {
-  void (*f)(void *, const void *, int64_t) = 0;
-#define NX__PAIR(t, s) ((int)(t) * NX_DTYPE_COUNT + (int)(s))
-  switch (NX__PAIR(to, from)) {
-  case NX__PAIR(NX_INT8, NX_INT16): f = i8_i16; break;
-  case NX__PAIR(NX_INT8, NX_INT32): f = i8_i32; break;
-  case NX__PAIR(NX_INT8, NX_INT64): f = i8_i64; break;
-  case NX__PAIR(NX_INT16, NX_INT32): f = i16_i32; break;
-  case NX__PAIR(NX_INT16, NX_INT64): f = i16_i64; break;
-  case NX__PAIR(NX_INT32, NX_INT64): f = i32_i64; break;
-  case NX__PAIR(NX_UINT8, NX_INT16): f = u8_i16; break;
-  case NX__PAIR(NX_UINT8, NX_INT32): f = u8_i32; break;
-  case NX__PAIR(NX_UINT8, NX_INT64): f = u8_i64; break;
-  case NX__PAIR(NX_INT8, NX_FLOAT32): f = i8_f32; break;
-  case NX__PAIR(NX_INT16, NX_FLOAT32): f = i16_f32; break;
-  case NX__PAIR(NX_UINT8, NX_FLOAT32): f = u8_f32; break;
-  case NX__PAIR(NX_INT8, NX_FLOAT64): f = i8_f64; break;
-  case NX__PAIR(NX_INT16, NX_FLOAT64): f = i16_f64; break;
-  case NX__PAIR(NX_INT32, NX_FLOAT64): f = i32_f64; break;
-  case NX__PAIR(NX_UINT8, NX_FLOAT64): f = u8_f64; break;
-  default: return 0;
-  }
-#undef NX__PAIR
-  f(dst, src, n);
+  static const nx__narrow_fn loops[] = {i8_i16, i8_i32, i8_i64, i16_i32, i16_i64, i32_i64, u8_i16, u8_i32,
+                                         u8_i64, i8_f32, i16_f32, u8_f32, i8_f64, i16_f64, i32_f64, u8_f64};
+  int k = nx__typed_narrow_pair(to, from);
+  if (k < 0) return 0;
+  loops[k](dst, src, n);
   return 1;
 }
 

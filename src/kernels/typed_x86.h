@@ -18,7 +18,19 @@
 int nx__typed_cmp512(int op, nx_dtype dt, uint8_t *z, const void *x, const void *y, int64_t n);
 
 /* The saturating casts of integers into narrower signed integers and
-   uint8, and of floats into int8, int16, uint8 (and float64 into int32). */
+   uint8, and of floats into int8, int16, uint8 (and float64 into int32):
+   their index in the loops' tables (-1 for another pair), in this order. */
+static inline int nx__typed_narrow_pair(nx_dtype to, nx_dtype from) {
+  static const nx_dtype pairs[][2] = {
+      {NX_INT8, NX_INT16},    {NX_INT8, NX_INT32},     {NX_INT8, NX_INT64},    {NX_INT16, NX_INT32},
+      {NX_INT16, NX_INT64},   {NX_INT32, NX_INT64},    {NX_UINT8, NX_INT16},   {NX_UINT8, NX_INT32},
+      {NX_UINT8, NX_INT64},   {NX_INT8, NX_FLOAT32},   {NX_INT16, NX_FLOAT32}, {NX_UINT8, NX_FLOAT32},
+      {NX_INT8, NX_FLOAT64},  {NX_INT16, NX_FLOAT64},  {NX_INT32, NX_FLOAT64}, {NX_UINT8, NX_FLOAT64}};
+  for (int k = 0; k < (int)(sizeof pairs / sizeof *pairs); k++)
+    if (pairs[k][0] == to && pairs[k][1] == from) return k;
+  return -1;
+}
+typedef void (*nx__narrow_fn)(void *dst, const void *src, int64_t n);
 int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
 
 /* The same pairs in AVX registers (typed_narrow_avx2.c), for the AVX2

@@ -72,7 +72,8 @@ static void pack_b(const nx__wide *K, const nx__mm *P, int64_t pb, int64_t j0, i
     int64_t jq = j0 + q * nr, nj = cols - q * nr < nr ? cols - q * nr : nr, p = 0;
     if (rs == 1 && cs != 1)
       for (; p + w <= kc; p += w)
-        for (int64_t g = 0; g < nr; g += w) K->square(dt, base, pb + k0 + p + (jq + g) * cs, cs, nj - g, d + p * nr + g, nr);
+        for (int64_t g = 0; g < nr; g += w)
+          K->square(dt, base, pb + k0 + p + (jq + g) * cs, cs, nj - g, d + p * nr + g, nr);
     for (; p < kc; p++)
       for (int64_t j = 0; j < nr; j++) d[p * nr + j] = j < nj ? widen(dt, base, pb + (k0 + p) * rs + (jq + j) * cs) : 0;
   }

@@ -206,7 +206,8 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   }
   if (cl == M_BLAS) {
     /* float32 where BLAS's kernel is of a lower level than the CPU's: the packed kernel */
-    if (!(P.z.dt == NX_FLOAT32 && (nx__mm_wide_forced() || nx__blas_level() < nx__mm_level()) && nx__mm_wide(&P))) nx__mm_blas(&P);
+    bool wide = P.z.dt == NX_FLOAT32 && (nx__mm_wide_forced() || nx__blas_level() < nx__mm_level());
+    if (!(wide && nx__mm_wide(&P))) nx__mm_blas(&P);
   } else if (cl == M_F32) {
     if (!nx__mm_wide(&P)) nx__mm_f32(&P);
   } else if (!nx__mm_int8(&P))
