@@ -19,10 +19,12 @@ if [ -x "$venv/bin/python" ]; then
 else
   echo "== no virtual environment at $venv (tools/install-deps.sh test makes it): the numpy suites may skip"
 fi
+# One PoCL kernel cache for every build (tests/devices/CMakeLists.txt says why).
+cache_opts="-DNX_POCL_CACHE_DIR=$PWD/build/pocl-cache"
 run() { # name, cmake options, ctest options
   local name=$1 opts=$2 sel=$3 dir=build/$1
   echo "== $name: configure and build"
-  if ! cmake -S . -B "$dir" -DNX_BENCH=OFF -DNX_WERROR=ON $py_opts $opts >"$dir.log" 2>&1 || ! cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1; then
+  if ! cmake -S . -B "$dir" -DNX_BENCH=OFF -DNX_WERROR=ON $py_opts $cache_opts $opts >"$dir.log" 2>&1 || ! cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1; then
     tail -50 "$dir.log"
     echo "BUILD FAILED: $name" | tee build/$name.buildfail
     status=1
