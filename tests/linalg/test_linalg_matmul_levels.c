@@ -9,7 +9,8 @@
      exactly 2^-126 and 2^-127, subnormal inputs and sums, a tiny first
      tile of k carried into later ones, products past float32's range,
      infinities and NaN), on odd k (the last element alone, an infinity
-     there) and on transposed and sliced layouts;
+     there), on transposed and sliced layouts, on one row or one column
+     (m = 1, n = 1) and on a batch with b broadcast (stride 0);
    - float32 x float32 where the packed kernel runs it: the same chain, on
      shapes past a block, every layout of a, b and z;
    - int8 x int8 into int32: the sum of products modulo 2^32, on random
@@ -153,6 +154,34 @@ static long half_case(nx_dtype dt, const char *what, const uint64_t *A, const ui
   return mixed_case(dt, dt, what, A, B, m, k, n);
 }
 
+/* A batch of two (a [2, m, k] of da from the 2m rows of A) times one b
+   broadcast over it (b [k, n] of db expanded to [2, k, n], stride 0), at
+   the level forced: each batch's chains bit for bit. */
+static void batched_case(nx_dtype da, nx_dtype db, const uint64_t *A, const uint64_t *B, int64_t m, int64_t k,
+                         int64_t n) {
+  nx_array *a2 = raw(da, bits_dtype(da), A, 2 * m, k, 0), *b2 = raw(db, bits_dtype(db), B, k, n, 0);
+  nx_array *a = NULL, *b1 = NULL, *b = NULL, *z = NULL;
+  int64_t as[3] = {2, m, k}, b1s[3] = {1, k, n}, bs[3] = {2, k, n}, zs[3] = {2, m, n};
+  nx_move mv;
+  CHECK(a2 && b2, "batched: operands");
+  nx_move_reshape(&mv, as, 3);
+  CHECK(nx_array_move(&mv, a2, &a) == 0, "batched a: %s", nx_error_message());
+  nx_move_reshape(&mv, b1s, 3);
+  CHECK(nx_array_move(&mv, b2, &b1) == 0, "batched b: %s", nx_error_message());
+  nx_move_expand(&mv, bs, 3);
+  CHECK(nx_array_move(&mv, b1, &b) == 0, "broadcast b: %s", nx_error_message());
+  CHECK(nx_array_host(NX_FLOAT32, zs, 3, &z) == 0, "batched z: %s", nx_error_message());
+  CHECK(nx_matmul(z, a, b) == 0, "batched %s x %s: %s", nx_dtype_name(da), nx_dtype_name(db), nx_error_message());
+  uint64_t *got = bits_out(z, NX_UINT32, 2 * m * n);
+  long bad = 0;
+  for (int64_t i = 0; i < 2 * m; i++)
+    for (int64_t j = 0; j < n; j++) bad += got[i * n + j] != chain_ref(da, db, A, B, k, n, i, j);
+  CHECK(bad == 0, "batched %s x %s, b broadcast (level %d): %ld of %lld wrong", nx_dtype_name(da), nx_dtype_name(db),
+        nx__mm_level(), bad, (long long)(2 * m * n));
+  free(got);
+  nx_array_free(a2), nx_array_free(b2), nx_array_free(a), nx_array_free(b1), nx_array_free(b), nx_array_free(z);
+}
+
 static void bf16_cases(void) {
   /* k odd and past two tiles of 256, m not a multiple of 6, n of 64 */
   const int64_t m = 13, k = 517, n = 70;
@@ -162,6 +191,12 @@ static void bf16_cases(void) {
   half_case(NX_BFLOAT16, "random", A, B, m, k, n);
   half_case(NX_BFLOAT16, "random, k = 1", A, B, m, 1, n);
   half_case(NX_BFLOAT16, "random, k = 256", A, B, m, 256, n);
+  /* a row times a matrix, a matrix times a column, a dot product: panels
+     of one line, the rest padding */
+  half_case(NX_BFLOAT16, "random, m = 1", A, B, 1, k, n);
+  half_case(NX_BFLOAT16, "random, n = 1", A, B, m, k, 1);
+  half_case(NX_BFLOAT16, "random, m = n = 1", A, B, 1, k, 1);
+  batched_case(NX_BFLOAT16, NX_BFLOAT16, A, B, m / 2, k, n);
   /* the first six rows' first tile of k tiny (products below 2^-126, sums
      subnormal), their later tiles zeros: the subnormal accumulators carry
      into the later tiles unflushed */
@@ -225,6 +260,8 @@ static void f16_cases(void) {
   for (int64_t e = 0; e < k * n; e++) B[e] = h_bits(-6, 6);
   half_case(NX_FLOAT16, "random", A, B, m, k, n);
   half_case(NX_FLOAT16, "random, k = 1", A, B, m, 1, n);
+  half_case(NX_FLOAT16, "random, m = 1", A, B, 1, k, n);
+  half_case(NX_FLOAT16, "random, n = 1", A, B, m, k, 1);
   for (int64_t e = 0; e < m * k; e++) A[e] = rn() % 3 ? h_bits(-15, -10) : h_bits(-3, 3);
   for (int64_t e = 0; e < k * n; e++) B[e] = rn() % 3 ? h_bits(-15, -10) : h_bits(-3, 3);
   long sub = half_case(NX_FLOAT16, "subnormal inputs", A, B, m, k, n);
@@ -261,6 +298,11 @@ static void mixed_cases(void) {
         }
       }
       mixed_case(da, db, special ? "mixed, infinities" : "mixed, random", A, B, m, k, n);
+      if (!special) {
+        mixed_case(da, db, "mixed, m = 1", A, B, 1, k, n);
+        mixed_case(da, db, "mixed, n = 1", A, B, m, k, 1);
+        batched_case(da, db, A, B, m / 2, k, n);
+      }
     }
   }
   free(A), free(B);
