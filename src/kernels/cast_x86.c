@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 
 #include "cast_internal.h"
+#include "stream.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -437,8 +438,7 @@ static run_fn pick(int to, int from, int *block, bool nt) {
    ran 1.3 to 2.6 times faster so, even with the data inside the 260 MiB
    last-level cache (which other cores and machines share); the ordinary
    stores stay for runs of a core's L2 size and below, whose results a next
-   operation may read from the cache. */
-#define NX__STREAM_BYTES ((int64_t)2 << 20)
+   operation may read from the cache (NX__STREAM_BYTES, stream.h). */
 
 int nx__cast_fast(nx_dtype to, void *dst, int64_t dp, nx_dtype from, const void *src, int64_t sp, int64_t n) {
   int block;

@@ -15,6 +15,7 @@
 #endif
 
 #include "fast.h"
+#include "stream.h"
 
 #define NX__LOOP(T, name, EXPR)                                                                 \
   static void name(const nx__arg *a, int64_t n) {                                               \
@@ -296,10 +297,6 @@ NX__BF16_AVX2(bf16_div2, _mm256_div_ps, NX__FDIV)
 typedef void (*half_fn)(uint16_t *, const uint16_t *, const uint16_t *, int64_t);
 
 #if defined(NX__X86)
-/* From this many bytes of result a contiguous run stores non-temporally, as
-   cast does for its 16-bit pairs (src/kernels/cast_x86.c). */
-#define NX__STREAM_BYTES ((int64_t)2 << 20)
-
 /* f over the contiguous run, or, for a large one, f over a head up to z's
    64-byte line and fnt (non-temporal stores) over the rest. */
 static void half_run(half_fn f, half_fn fnt, const nx__arg *a, int64_t n) {

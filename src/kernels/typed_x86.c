@@ -168,7 +168,7 @@ NX__STREAM(NX__TGT_AVX2, stream_f64_256, double, __m256d, 4, _mm256_loadu_pd, _m
 
 int nx__typed_stream(int level, int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n) {
   int64_t bytes = dt == NX_FLOAT32 ? 4 : dt == NX_FLOAT64 ? 8 : 0;
-  if (!bytes || op < NX__ADD || op > NX__FDIV || n * bytes < NX__TYPED_STREAM_BYTES || (uintptr_t)z % (uintptr_t)bytes)
+  if (!bytes || op < NX__ADD || op > NX__FDIV || n * bytes < NX__STREAM_BYTES || (uintptr_t)z % (uintptr_t)bytes)
     return 0;
   if (level == NX__TYPED_AVX512) {
     if (dt == NX_FLOAT32) stream_f32(op - NX__ADD, f, z, x, y, n);

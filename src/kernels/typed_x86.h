@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "nx_dtype.h"
+#include "stream.h"
 #include "typed_defs.h"
 
 /* z[i] = (x[i] op y[i]) into bool, op 0 eq, 1 ne, 2 lt, 3 le, for float32
@@ -38,7 +39,7 @@ int nx__typed_narrow512(nx_dtype to, void *dst, nx_dtype from, const void *src, 
 int nx__typed_narrow256(nx_dtype to, void *dst, nx_dtype from, const void *src, int64_t n);
 
 /* z = x op y for op + - x / (NX__ADD .. NX__FDIV) of float32 and float64,
-   eight or sixteen float32 lanes at a time, over a contiguous run of at least NX__TYPED_STREAM_BYTES of result, the
+   eight or sixteen float32 lanes at a time, over a contiguous run of at least NX__STREAM_BYTES of result, the
    lines of z past its first 64-byte boundary written by non-temporal
    stores: a large result's lines are then not read before being written
    (about a quarter less time for a float32 add on an AMD Zen 5, as the
@@ -48,7 +49,6 @@ int nx__typed_narrow256(nx_dtype to, void *dst, nx_dtype from, const void *src, 
    case, a smaller run, a z not on a whole element's boundary, or a level
    (typed.h's) other than NX__TYPED_AVX512 and NX__TYPED_AVX2 (which the CPU
    must have). */
-#define NX__TYPED_STREAM_BYTES ((int64_t)2 << 20)
 int nx__typed_stream(int level, int op, nx_dtype dt, nx__bin_fn f, void *z, const void *x, const void *y, int64_t n);
 
 #endif

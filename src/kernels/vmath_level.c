@@ -2,6 +2,7 @@
 /* Which of the SLEEF loops runs (vmath.c on AVX-512F, vmath_avx2.c on AVX2
    with FMA), by the build and the CPU; compiled for the baseline, so that
    the choice itself runs anywhere. */
+#include "stream.h"
 #include "vmath.h"
 
 #if defined(NX_HAVE_SLEEF) && defined(__x86_64__) && defined(__GNUC__)
@@ -48,7 +49,7 @@ void nx__vmath_f32(int level, nx__uop op, float *z, const float *x, int64_t n) {
 
 void nx__vmath_split(nx__vrun run, float *z, const float *x, int64_t n) {
   uintptr_t at = (uintptr_t)z;
-  if (n * 4 < ((int64_t)2 << 20) || at % 4) {
+  if (n * 4 < NX__STREAM_BYTES || at % 4) {
     run(z, x, n, false);
     return;
   }

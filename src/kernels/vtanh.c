@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "stream.h"
 #include "vtanh.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -26,7 +27,6 @@
    absolutely, which moves em by under 2^-47 relatively */
 #define NX__LN2 6.93147180559945286227e-01
 #define NX__INV_LN2 1.44269504088896338700e+00
-#define NX__STREAM_BYTES ((int64_t)2 << 20)
 
 /* expm1(r) = r + r^2 G(r) on |r| <= ln2/2, G of degree 4 fitted on Chebyshev
    nodes (relative error of expm1 below 2^-26.1), highest coefficient first. */
