@@ -96,13 +96,17 @@ __attribute__((target("avx512f"))) static void floor16_512(uint16_t *z, const ui
 
 /* The same in AVX registers, for CPUs without AVX-512 (a plain loop, its
    stores not streamed, is no floor: nx's add ran at 0.59 times its time
-   on a Zen 3). */
+   on a Zen 3), prefetching 2 KiB ahead as nx's streamed loops do there
+   (without it nx's add ran at 0.90 times it). */
 __attribute__((target("avx2"))) static void floor16_avx2(uint16_t *z, const uint16_t *x, const uint16_t *y, int64_t n) {
   int64_t i = 0;
   for (; i < n && (uintptr_t)(z + i) % 32; i++) z[i] = x[i] ^ y[i];
-  for (; i + 16 <= n; i += 16)
+  for (; i + 16 <= n; i += 16) {
+    _mm_prefetch((const char *)((uintptr_t)(x + i) + 2048), _MM_HINT_T0);
+    _mm_prefetch((const char *)((uintptr_t)(y + i) + 2048), _MM_HINT_T0);
     _mm256_stream_si256((void *)(z + i), _mm256_xor_si256(_mm256_loadu_si256((const void *)(x + i)),
                                                           _mm256_loadu_si256((const void *)(y + i))));
+  }
   for (; i < n; i++) z[i] = x[i] ^ y[i];
   _mm_sfence();
 }
