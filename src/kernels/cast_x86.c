@@ -225,10 +225,15 @@ __attribute__((always_inline)) T_AVX2 static inline __m256i small_of_f64_avx2(__
   __m256i odd = _mm256_and_si256(_mm256_srli_epi64(m, sh), _mm256_set1_epi64x(1));
   __m256i r = _mm256_srli_epi64(
       _mm256_add_epi64(m, _mm256_add_epi64(odd, _mm256_set1_epi64x(((long long)1 << (sh - 1)) - 1))), sh);
-  __m256d scaled = _mm256_mul_pd(_mm256_castsi256_pd(a), _mm256_set1_pd((double)((nx_u64)1 << (bias - 1 + fb))));
+  /* only the lanes of subnormal results are scaled (the others zeroed
+     first), so that no lane raises a floating-point flag: the scalar path
+     raises none */
+  __m256i small = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)lo), a);
+  __m256d scaled = _mm256_mul_pd(_mm256_castsi256_pd(_mm256_and_si256(a, small)),
+                                 _mm256_set1_pd((double)((nx_u64)1 << (bias - 1 + fb))));
   __m256d whole = _mm256_add_pd(_mm256_round_pd(scaled, RNE), _mm256_set1_pd(4503599627370496.0)); /* + 2^52 */
   __m256i sub = _mm256_sub_epi64(_mm256_castpd_si256(whole), _mm256_set1_epi64x(0x4330000000000000ll));
-  r = _mm256_blendv_epi8(r, sub, _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)lo), a));
+  r = _mm256_blendv_epi8(r, sub, small);
   __m256i over = _mm256_or_si256(_mm256_cmpgt_epi64(a, _mm256_set1_epi64x((long long)(hi - 1))),
                                  _mm256_cmpgt_epi64(r, _mm256_set1_epi64x((long long)max)));
   r = _mm256_blendv_epi8(r, _mm256_set1_epi64x((long long)(inf ? infb : max)), over);
@@ -255,9 +260,10 @@ __attribute__((always_inline)) T_AVX2 static inline __m256i small_of_f32_avx2(__
   __m256i m = _mm256_sub_epi32(a, _mm256_set1_epi32((int)((nx_u32)(127 - bias) << 23)));
   __m256i odd = _mm256_and_si256(_mm256_srli_epi32(m, sh), _mm256_set1_epi32(1));
   __m256i r = _mm256_srli_epi32(_mm256_add_epi32(m, _mm256_add_epi32(odd, _mm256_set1_epi32((1 << (sh - 1)) - 1))), sh);
-  __m256 scaled = _mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_set1_ps((float)(1u << (bias - 1 + fb))));
+  __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)lo), a); /* as above: no flags */
+  __m256 scaled = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_and_si256(a, small)), _mm256_set1_ps((float)(1u << (bias - 1 + fb))));
   __m256i sub = _mm256_cvttps_epi32(_mm256_round_ps(scaled, RNE));
-  r = _mm256_blendv_epi8(r, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32((int)lo), a));
+  r = _mm256_blendv_epi8(r, sub, small);
   __m256i over = _mm256_or_si256(_mm256_cmpgt_epi32(a, _mm256_set1_epi32((int)(hi - 1))),
                                  _mm256_cmpgt_epi32(r, _mm256_set1_epi32((int)max)));
   r = _mm256_blendv_epi8(r, _mm256_set1_epi32((int)(inf ? infb : max)), over);
