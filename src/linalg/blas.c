@@ -3,6 +3,7 @@
 #include "blas.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <strings.h>
 
 #include "mm.h"
@@ -43,12 +44,19 @@ static bool among(const char *name, const char *const *cores, size_t n) {
 }
 
 int nx__blas_level(void) {
+  /* found once (the core OpenBLAS picked does not change): a small matmul
+     asks on every call */
+  static atomic_int found = -1;
+  int v = atomic_load_explicit(&found, memory_order_relaxed);
+  if (v >= 0) return v;
   /* the cores of OpenBLAS's AVX-512 kernels, then of its AVX2 and FMA ones */
   static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids", "zen4", "zen5"};
   static const char *const avx2[] = {"haswell", "zen"};
   const char *name = openblas_get_corename();
-  if (among(name, wide, sizeof wide / sizeof *wide)) return NX__MM_AVX512;
-  return among(name, avx2, sizeof avx2 / sizeof *avx2) ? NX__MM_AVX2 : NX__MM_PLAIN;
+  if (among(name, wide, sizeof wide / sizeof *wide)) v = NX__MM_AVX512;
+  else v = among(name, avx2, sizeof avx2 / sizeof *avx2) ? NX__MM_AVX2 : NX__MM_PLAIN;
+  atomic_store_explicit(&found, v, memory_order_relaxed);
+  return v;
 }
 
 void nx__blas_gemm(nx_dtype dt, int64_t m, int64_t n, int64_t k, nx__gm a, nx__gm b, void *c, int64_t ldc) {

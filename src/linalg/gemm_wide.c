@@ -129,7 +129,8 @@ static void run(const nx__wide *K, const nx__mm *P, int64_t t, int64_t i0, int64
       for (int64_t jr = 0; jr < cols; jr += nr) {
         /* the next tile of z on its way to the cache while this one runs */
         for (int64_t q = 0; q < r && jr + nr < cols; q++)
-          for (int64_t l = 0; l < nr; l += 16) __builtin_prefetch(c + (ir + q) * ldc + jr + nr + l, 1, 3);
+          for (int64_t l = 0; l < nr; l += 16) /* maybe past the row: an integer, no pointer */
+            __builtin_prefetch((const void *)((uintptr_t)(c + (ir + q) * ldc) + (uintptr_t)(jr + nr + l) * sizeof *c), 1, 3);
         K->micro(ap, bp + jr * kc, kc, c + ir * ldc + jr, ldc, r, cols - jr < nr ? cols - jr : nr, k0 == 0);
       }
     }
