@@ -268,7 +268,7 @@ static void run(const nx__plan *P, nx__run_fn fn, void *ctx, int threads) {
   int64_t chunks = NX__CHUNKS_PER_THREAD * (int64_t)threads;
   if (threads > 1 && runs < chunks) {
     /* Few long runs: cut axis 0 into pieces of a multiple of 64 elements,
-       none shorter than the result's NX__STREAM_BYTES while there are
+       none shorter than the result's NX__STREAM_BYTES while there is
        still a piece for each thread: a piece shorter than that would not
        stream its stores where the whole run on one thread does (a 16M
        bfloat16 add on two threads, in 32 pieces of 1 MiB, ran at 1.3 times
@@ -276,7 +276,7 @@ static void run(const nx__plan *P, nx__run_fn fn, void *ctx, int threads) {
     int64_t want = (chunks + runs - 1) / runs;
     J.b0 = (P->ext[0] + want - 1) / want;
     int64_t least = P->bits[0] > 0 ? NX__STREAM_BYTES * 8 / P->bits[0] : 0;
-    int64_t each = (P->ext[0] + (threads + runs - 1) / runs - 1) / ((threads + runs - 1) / runs);
+    int64_t per_run = (threads + runs - 1) / runs, each = (P->ext[0] + per_run - 1) / per_run;
     if (J.b0 < least) J.b0 = least < each ? least : each;
     J.b0 = (J.b0 + 63) / 64 * 64;
     J.nb0 = (P->ext[0] + J.b0 - 1) / J.b0;
