@@ -58,9 +58,11 @@ NX_API int nx_matmul(nx_array *z, nx_array *a, nx_array *b);
 
 /* nx_matmul_new(&z, a, b) makes z of shape [batch..., m, n] (the batch the
    broadcast of a's and b's) and dtype: a's where a and b share it, float32
-   for two different floats, int64 for two different integers.
-   Fails as nx_matmul does, NX_EINVAL for batch extents that do not
-   broadcast. */
+   for two different floats of 32 bits or fewer, int64 for two different
+   integers.
+   Fails as nx_matmul does (NX_WRONG_DTYPE for any other mix, float64 with
+   another float included, naming a and b), NX_EINVAL for batch extents that
+   do not broadcast. */
 NX_API int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b);
 
 /* ---- Linear algebra (LAPACKE) -------------------------------------------

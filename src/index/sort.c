@@ -537,6 +537,7 @@ static int sort(const char *name, nx_array *z, nx_array *x, int axis, bool desc,
 }
 
 static int sort_new(const char *name, nx_array **z, nx_array *x, int axis, bool desc, bool arg) {
+  if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
   if (!x) return nx__fail(NX_EINVAL, "%s: operand 0 is NULL", name);
   nx_array *out;
   int s = nx__make_like(name, x, arg ? NX_INT32 : nx_array_dtype(x), &out);

@@ -2,6 +2,8 @@
 /* Assembly into fresh arrays: pad, cat, contiguous. Each makes its result
    and copies its parts into views of it (nx_move_shrink), so the parts go
    through the door and the engine as nx_copy does. */
+#include <string.h>
+
 #include "api.h"
 
 /* z's view over [start, start + extent) of each axis of x's shape. */
@@ -39,12 +41,18 @@ int nx_pad_new(nx_array **z, nx_array *x, const int64_t *before, const int64_t *
                       (long long)after[j], j, nx_array_describe(x, t, sizeof t));
     shape[j] = before[j] + l->extent[j] + after[j];
   }
+  /* checked here, so that the refusal names this function and x, not
+     nx_fill and the padded result */
+  if (!nx_dtype_holds(nx_array_dtype(x), v))
+    return nx__fail(NX_EINVAL, "%s: the fill value is outside the range of %s (%s)", name,
+                    nx_dtype_name(nx_array_dtype(x)), nx_array_describe(x, t, sizeof t));
   nx_array *r;
   int s = nx__make(name, x, nx_array_dtype(x), shape, l->rank, &r);
   if (s) return s;
   if ((s = nx_fill(r, v)) || (s = place(name, r, x, before))) {
     nx_array_free(r);
-    return s;
+    return s < 0 && strncmp(nx_error_message(), name, sizeof name - 1) ? nx__fail(s, "%s: %s", name, nx_error_message())
+                                                                      : s;
   }
   *z = r;
   return 0;

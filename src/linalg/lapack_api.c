@@ -65,9 +65,11 @@ typedef struct made {
   int64_t ext[2];
 } made;
 
-static int run_new(const char *name, nx__lin *c, nx_array ***outs, const made *m, int nw, nx_array *a, nx_array *b) {
+/* nr: the operands the function takes (a alone, or a and b), so that a NULL
+   b of a two-operand function is refused, not read. */
+static int run_new(const char *name, nx__lin *c, nx_array ***outs, const made *m, int nw, int nr, nx_array *a,
+                   nx_array *b) {
   nx_array *in[2] = {a, b};
-  int nr = b ? 2 : 1;
   int s = nx__need(name, in, nr);
   if (s) return s;
   for (int i = 0; i < nw; i++)
@@ -114,7 +116,7 @@ int nx_cholesky_new(nx_array **l, nx_array *a, bool upper) {
   dims(a, &m, &n);
   made md[1] = {{dt_of(a), 2, {m, n}}};
   nx_array **outs[1] = {l};
-  return run_new("nx_cholesky_new", &c, outs, md, 1, a, NULL);
+  return run_new("nx_cholesky_new", &c, outs, md, 1, 1, a, NULL);
 }
 
 int nx_qr(nx_array *q, nx_array *r, nx_array *a, bool complete) {
@@ -130,7 +132,7 @@ int nx_qr_new(nx_array **q, nx_array **r, nx_array *a, bool complete) {
   int64_t k = complete ? m : m < n ? m : n;
   made md[2] = {{dt_of(a), 2, {m, k}}, {dt_of(a), 2, {k, n}}};
   nx_array **outs[2] = {q, r};
-  return run_new("nx_qr_new", &c, outs, md, 2, a, NULL);
+  return run_new("nx_qr_new", &c, outs, md, 2, 1, a, NULL);
 }
 
 int nx_svd(nx_array *u, nx_array *s, nx_array *vh, nx_array *a, bool full) {
@@ -147,7 +149,7 @@ int nx_svd_new(nx_array **u, nx_array **s, nx_array **vh, nx_array *a, bool full
   nx_dtype dt = dt_of(a);
   made md[3] = {{dt, 2, {m, full ? m : k}}, {nx__lin_real(dt), 1, {k, 0}}, {dt, 2, {full ? n : k, n}}};
   nx_array **outs[3] = {u, s, vh};
-  return run_new("nx_svd_new", &c, outs, md, 3, a, NULL);
+  return run_new("nx_svd_new", &c, outs, md, 3, 1, a, NULL);
 }
 
 static int eigen(const char *name, nx__lkind kind, bool vectors, nx_array *w, nx_array *v, nx_array *a) {
@@ -165,7 +167,7 @@ static int eigen_new(const char *name, nx__lkind kind, bool vectors, nx_array **
   nx_dtype vt = kind == NX__L_EIG ? nx__lin_complex(dt) : dt;
   made md[2] = {{wt, 1, {n, 0}}, {vt, 2, {n, n}}};
   nx_array **outs[2] = {w, v};
-  return run_new(name, &c, outs, md, vectors ? 2 : 1, a, NULL);
+  return run_new(name, &c, outs, md, vectors ? 2 : 1, 1, a, NULL);
 }
 
 int nx_eig(nx_array *w, nx_array *v, nx_array *a) { return eigen("nx_eig", NX__L_EIG, true, w, v, a); }
@@ -192,5 +194,5 @@ int nx_triangular_solve_new(nx_array **x, nx_array *a, nx_array *b, bool upper, 
   dims(b, &bm, &bn);
   made md[1] = {{dt_of(a), 2, {n, bn}}};
   nx_array **outs[1] = {x};
-  return run_new("nx_triangular_solve_new", &c, outs, md, 1, a, b);
+  return run_new("nx_triangular_solve_new", &c, outs, md, 1, 2, a, b);
 }

@@ -249,6 +249,11 @@ static int matmul(const char *name, nx_array *z, nx_array *a, nx_array *b) {
 
 int nx_matmul(nx_array *z, nx_array *a, nx_array *b) { return matmul("nx_matmul", z, a, b); }
 
+static nx_answer wrong_mix(void *c, const nx_operand *ops, int nw, int nr) {
+  (void)c, (void)ops, (void)nw, (void)nr;
+  return NX_WRONG_DTYPE;
+}
+
 int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b) {
   const char *name = "nx_matmul_new";
   nx_array *ops[3] = {a, a, b};
@@ -271,6 +276,11 @@ int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b) {
   shape[r - 1] = bl->extent[bl->rank - 1];
   nx_dtype da = nx_array_dtype(a), db = nx_array_dtype(b), dz = da;
   if (da != db) dz = small_float(da) && small_float(db) ? NX_FLOAT32 : integer(da) && integer(db) ? NX_INT64 : da;
+  /* a mix no kernel takes is refused on a and b alone, through the door so
+     that its refusals keep their precedence, before a result the caller
+     never passed is made (and named) */
+  if (da != db && dz == da)
+    return nx__finish(name, "", nx_door_host(NULL, 0, ops + 1, 2, wrong_mix, NULL), ops + 1, 2, da);
   nx_array *out;
   if ((s = nx__make(name, a, dz, shape, r, &out))) return s;
   if ((s = matmul(name, out, a, b))) {

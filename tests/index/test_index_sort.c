@@ -349,6 +349,11 @@ static void refusals(void) {
   CHECK(nx_sort(f, f, 2, false) == NX_EINVAL && says("axis 2"), "axis 2: %s", nx_error_message());
   CHECK(nx_sort(i64, f, 0, false) == NX_EINVAL, "sort into another dtype");
   CHECK(nx_sort(NULL, f, 0, false) == NX_EINVAL, "NULL z");
+  /* a NULL result pointer is refused, not written through */
+  CHECK(nx_sort_new(NULL, f, 0, false) == NX_EINVAL && says("nx_sort_new: the result pointer is NULL"),
+        "sort_new NULL result pointer: %s", nx_error_message());
+  CHECK(nx_argsort_new(NULL, f, 0, true) == NX_EINVAL && says("nx_argsort_new: the result pointer is NULL"),
+        "argsort_new NULL result pointer: %s", nx_error_message());
   nx_array_free(c), nx_array_free(f), nx_array_free(i64);
 }
 

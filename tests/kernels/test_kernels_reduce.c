@@ -133,6 +133,11 @@ static void check_assembly_cast(uint64_t *seed) {
       bad += v.i != (in ? w.i : -3);
     }
   CHECK(bad == 0, "pad of a stepped int4 view: %ld wrong", bad);
+  /* a fill value the dtype cannot hold: the refusal names nx_pad_new and x */
+  nx_array *q = NULL;
+  CHECK(nx_pad_new(&q, x, before, after, (nx_value){.i = 1000}) == NX_EINVAL && !q &&
+            strstr(nx_error_message(), "nx_pad_new: the fill value is outside the range of int4 (int4 [3; 4]") != NULL,
+        "pad with 1000 into int4: %s", nx_error_message());
   nx_array *xs[2] = {x, p};
   CHECK(nx_cat_new(&c, xs, 2, 0) == NX_EINVAL, "cat of unequal extents refuses");
   nx_array *xs2[2] = {x, x};

@@ -407,6 +407,9 @@ static void refusals(void) {
   refused(nx_triangular_solve_new(&out, sqa, vec, false, false, false), "has rank below 2", "trsv vector b");
   refused(nx_qr(sqa, sqa, rect, false), "nx_qr", "qr wrong shapes");
   refused(nx_qr_new(&out, NULL, rect, false), "the result pointer 1 is NULL", "qr NULL result");
+  /* b is an operand of the solve: NULL is refused, not read */
+  refused(nx_triangular_solve_new(&out, sqa, NULL, false, false, false), "nx_triangular_solve_new: operand 1 is NULL",
+          "trsv NULL b");
   CHECK(out == NULL, "no result made by a refusal");
   nx_array_free(rect), nx_array_free(vec), nx_array_free(sqa), nx_array_free(sqd), nx_array_free(sqh);
   nx_array_free(bat), nx_array_free(batb);

@@ -288,6 +288,10 @@ static void refusals(void) {
   CHECK(nx_matmul_new(&nz, ab, bb) == NX_EINVAL && says("broadcast") && nz == NULL, "new, batch 2 against 3: %s",
         nx_error_message());
   CHECK(nx_matmul_new(NULL, a, b) == NX_EINVAL, "NULL result pointer");
+  /* float64 with float32: refused on the caller's two operands alone */
+  CHECK(nx_matmul_new(&nz, w, q) == NX_EINVAL && says("nx_matmul_new") && says("(float64 [3; 4], float32 [4; 4])") &&
+            nz == NULL,
+        "new, float64 x float32: %s", nx_error_message());
   nx_array *bo, *bo2, *bo3;
   nx_array_host(NX_BOOL, s23, 2, &bo);
   nx_array_host(NX_BOOL, s34, 2, &bo2);
