@@ -108,7 +108,8 @@ typedef struct nx_io_tensor {
      (HeaderTooLarge) within the file (InvalidHeaderLength), UTF-8 JSON
      (InvalidHeader, InvalidHeaderDeserialization) that is an object of
      tensor entries {"dtype", "shape", "data_offsets"} and an optional
-     "__metadata__" object of strings, without duplicate keys; entries sorted
+     "__metadata__" object of strings (or null: none), without duplicate
+     keys; entries sorted
      by offset cover the data with no hole or overlap (InvalidOffset), each
      of prod(shape) * bits / 8 bytes computed without overflow
      (ValidationOverflow), a whole number of bytes (MisalignedSlice) and
@@ -117,14 +118,16 @@ typedef struct nx_io_tensor {
      accepted; those no nx dtype holds (F6_E2M3, F6_E3M2, F8_E8M0,
      F8_E4M3FNUZ, F8_E5M2FNUZ) are listed with has_dtype false.
    - GGUF: version 2 or 3, counts the file can hold, key/value pairs of the
-     13 types, tensor infos (unique names without NUL bytes, at most
+     13 types (unique UTF-8 keys without NUL bytes), tensor infos (unique
+     UTF-8 names without NUL bytes, at most
      NX_MAX_RANK dimensions, a known ggml type, a first dimension that is a
      multiple of its block, an offset on general.alignment, default 32)
      whose data lies inside the data section without overlaps; every read
      bounded by the file. Quantized block types (Q4_0, Q8_0,
      the K-quants, ...) are listed by name with has_dtype false.
    Fails with NX_EINVAL naming nx_io_open and the file for a NULL argument or
-   a malformed file, NX_EIO where the file cannot be opened or mapped,
+   a malformed file, NX_EIO where the file cannot be opened or mapped or is
+   not a regular file (a folder, a FIFO: refused without waiting on it),
    NX_ENOMEM. */
 NX_API int nx_io_open(const char *path, nx_io_file **f);
 
@@ -152,7 +155,7 @@ NX_API int nx_io_file_find(const nx_io_file *f, const char *name, int *i);
 
 /* The file's metadata as pairs of strings: safetensors' "__metadata__",
    GGUF's key/value pairs (numbers and booleans in decimal, strings as they
-   are, arrays as "[v, v, ...]" of at most 16 values then "...", with the
+   are up to their first 256 bytes, cut between characters; arrays as "[v, v, ...]" of at most 16 values then "...", with the
    count); .npy and .npz files have none. nx_io_file_metadata_count(f) is
    their number; nx_io_file_metadata(f, i, &key, &value) sets key and value
    (living as long as f) and returns 0.
@@ -184,7 +187,8 @@ NX_API int nx_io_writer_open(const char *path, nx_io_format fmt, nx_io_writer **
 /* nx_io_writer_metadata(w, key, value) adds a metadata pair (safetensors'
    "__metadata__"; copied) and returns 0.
    Fails with NX_EINVAL if an argument is NULL, key is "" or already added,
-   or the format has no metadata (.npy, .npz); NX_ENOMEM. */
+   key or value is not UTF-8 (which JSON requires), or the format has no
+   metadata (.npy, .npz); NX_ENOMEM. */
 NX_API int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value);
 
 /* nx_io_writer_add(w, name, a) adds the array a under name (copied) and
@@ -199,8 +203,10 @@ NX_API int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *v
      uint4, bit and complex128); sub-byte tensors of a whole number of bytes.
    Fails with NX_EINVAL naming nx_io_writer_add, the file, the name and a's
    dtype and shape, if an argument is NULL, name is "" or "__metadata__" or
-   already added, a second array goes into a .npy, or the format cannot hold
-   a's dtype; NX_ENOMEM. */
+   already added or, for .npz and safetensors, not UTF-8, a second array goes
+   into a .npy, or the format cannot hold a's dtype; NX_ENOMEM. A writer
+   with nothing added writes an empty file of its format (an .npz of no
+   entry, a safetensors file of an empty header). */
 NX_API int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a);
 
 /* A function computing n elements of a tensor from n elements of another:

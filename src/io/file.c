@@ -51,11 +51,14 @@ static void unmap(void *ctx) {
 
 /* Maps path read-only: the buffer over the mapping owns it. */
 static int map_file(nx_io_file *f, const char *fn) {
-  int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+     writer; the check below refuses it (a regular file's reads are the
+     mapping's, which the flag does not touch) */
+  int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return nx__fail(NX_EIO, "%s: %s: cannot open: %s", fn, f->path, strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int e = errno;
+  int e = fstat(fd, &st) != 0 ? errno : 0; /* a stale errno is not this refusal's reason */
+  if (e || !S_ISREG(st.st_mode)) {
     close(fd);
     return nx__fail(NX_EIO, "%s: %s: not a regular file%s%s", fn, f->path, e ? ": " : "", e ? strerror(e) : "");
   }

@@ -104,7 +104,7 @@ static int value(cur *c, uint32_t ty, text *t, int depth) {
     const char *p = NULL;
     uint64_t n;
     int s = str(c, &p, &n, "a string value");
-    if (s == 0 && t) put(t, "%.*s", (int)(n > 256 ? 256 : n), p);
+    if (s == 0 && t) put(t, "%.*s", (int)nx__io_utf8_cut(p, (size_t)n, 256), p); /* whole characters */
     return s;
   }
   if (ty == 9) {
@@ -170,6 +170,22 @@ static int by_begin(const void *a, const void *b) {
   return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
+static int by_key(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Refuses a key given twice (sorted, so that many keys cost n log n). */
+static int unique_keys(nx_io_file *f, const char *fn) {
+  if (f->nmeta < 2) return 0;
+  char **k = nx__malloc((size_t)f->nmeta * sizeof *k);
+  if (!k) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
+  for (int i = 0; i < f->nmeta; i++) k[i] = f->meta[i].key;
+  qsort(k, (size_t)f->nmeta, sizeof *k, by_key);
+  int s = 0;
+  for (int i = 1; i < f->nmeta && !s; i++)
+    if (!strcmp(k[i - 1], k[i])) s = nx__fail(NX_EINVAL, "%s: %s: key '%s' is given twice", fn, f->path, k[i]);
+  nx__free(k);
+  return s;
+}
+
 int nx__gguf_parse(nx_io_file *f, const char *fn) {
   cur c = {f->map, 4, f->size, f, fn};
   uint32_t version = 0;
@@ -191,6 +207,9 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
     uint64_t klen = 0;
     uint32_t ty = 0;
     if ((s = str(&c, &key, &klen, "a key")) != 0 || (s = u32(&c, &ty, "a value's type")) != 0) return s;
+    /* GGUF's keys are UTF-8 and unique, as its reference reader requires */
+    if (!nx__io_utf8_valid((const uint8_t *)key, (int64_t)klen) || memchr(key, 0, (size_t)klen))
+      return nx__fail(NX_EINVAL, "%s: %s: key %" PRIu64 " is not UTF-8 without NUL bytes", fn, f->path, k);
     text t = {.n = 0};
     int64_t at = c.pos;
     if ((s = value(&c, ty, &t, 0)) != 0) return s;
@@ -204,6 +223,7 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
     }
     if ((s = nx__io_add_meta(f, fn, key, (size_t)klen, t.buf, t.n)) != 0) return s;
   }
+  if ((s = unique_keys(f, fn)) != 0) return s;
   span *sp = nx__calloc(nt ? nt : 1, sizeof *sp);
   if (!sp) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
   for (uint64_t k = 0; k < nt && s == 0; k++) {
@@ -213,6 +233,10 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
     nx_io_tensor t = {0};
     uint64_t dims[NX_MAX_RANK] = {0}, off = 0;
     if ((s = str(&c, &name, &nlen, "a tensor name")) != 0 || (s = u32(&c, &nd, "a tensor's rank")) != 0) break;
+    if (!nx__io_utf8_valid((const uint8_t *)name, (int64_t)nlen)) {
+      s = nx__fail(NX_EINVAL, "%s: %s: tensor %" PRIu64 "'s name is not UTF-8", fn, f->path, k);
+      break;
+    }
     if (nd > NX_MAX_RANK) {
       s = nx__fail(NX_EINVAL, "%s: %s: tensor '%.*s' has %u dimensions, past %d", fn, f->path, (int)nlen, name, nd,
                    NX_MAX_RANK);

@@ -82,6 +82,12 @@ int nx__io_host_dense(const nx_array *a, nx_array **copy, const nx_array **src);
 /* s, with the message prefixed by fn where it does not name fn yet. */
 int nx__io_name_fn(int s, const char *fn);
 
+/* Whether the n bytes at p are strict UTF-8 (no overlong forms, surrogates
+   or code points past U+10FFFF), and the length of the longest prefix of
+   p's n bytes of at most max bytes that splits no character (utf8.c). */
+bool nx__io_utf8_valid(const uint8_t *p, int64_t n);
+size_t nx__io_utf8_cut(const char *p, size_t n, size_t max);
+
 /* Runs a transform (nx_io_writer_add_transform) over a's elements, the
    results of dtype `to`: at byte `at` of the file fd and on (fd >= 0), or
    into mem (fd < 0). 0, or a status with a message naming fn, the file

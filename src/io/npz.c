@@ -101,7 +101,7 @@ int nx__npz_parse(nx_io_file *f, const char *fn) {
     size_t len = strlen(st.name);
     char where[600];
     snprintf(where, sizeof where, "%s:%s", f->path, st.name);
-    if (len < 5 || strcmp(st.name + len - 4, ".npy"))
+    if (len < 4 || strcmp(st.name + len - 4, ".npy")) /* ".npy" alone: numpy's entry of the name "" */
       return nx__fail(NX_EINVAL, "%s: %s: the entry is not a .npy (its name does not end in .npy)", fn, where);
     if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
       return nx__fail(NX_EINVAL, "%s: %s: compression method %d is neither stored nor deflated", fn, where,

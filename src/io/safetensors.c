@@ -36,39 +36,6 @@ const char *nx__safetensors_dtype_name(nx_dtype dt) {
 #ifdef NX_HAVE_JANSSON
 #include <jansson.h>
 
-/* Strict UTF-8: no overlong forms, surrogates or code points past U+10FFFF. */
-static bool utf8_valid(const uint8_t *p, int64_t n) {
-  int64_t i = 0;
-  while (i < n) {
-    uint8_t c = p[i];
-    int len;
-    uint32_t cp;
-    if (c < 0x80) {
-      i++;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (n - i < len) return false;
-    for (int k = 1; k < len; k++) {
-      if ((p[i + k] & 0xC0) != 0x80) return false;
-      cp = cp << 6 | (p[i + k] & 0x3F);
-    }
-    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += len;
-  }
-  return true;
-}
 
 typedef struct entry {
   const char *name;
@@ -186,6 +153,7 @@ static int parse_json(nx_io_file *f, const char *fn, json_t *root, int64_t heade
   json_object_foreach(root, key, v) {
     size_t klen = strlen(key);
     if (!strcmp(key, "__metadata__")) {
+      if (json_is_null(v)) continue; /* no metadata, as the reference reads it */
       if (!json_is_object(v)) {
         s = BAD_JSON("__metadata__ is not an object", fn, f->path);
         break;
@@ -228,7 +196,7 @@ int nx__safetensors_parse(nx_io_file *f, const char *fn) {
     return nx__fail(NX_EINVAL, "%s: %s: invalid header length (InvalidHeaderLength): %llu bytes past the file's %lld",
                     fn, f->path, (unsigned long long)n, (long long)f->size);
   const uint8_t *h = f->map + 8;
-  if (!utf8_valid(h, (int64_t)n))
+  if (!nx__io_utf8_valid(h, (int64_t)n))
     return nx__fail(NX_EINVAL, "%s: %s: invalid UTF-8 in header (InvalidHeader)", fn, f->path);
   json_error_t err;
   json_t *root = json_loadb((const char *)h, (size_t)n, JSON_REJECT_DUPLICATES, &err);

@@ -74,6 +74,10 @@ int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value) {
   if (w->fmt != NX_IO_SAFETENSORS)
     return nx__fail(NX_EINVAL, "%s: %s: a .%s file has no metadata", fn, w->path, nx_io_format_name(w->fmt));
   if (!*key) return nx__fail(NX_EINVAL, "%s: %s: an empty key", fn, w->path);
+  if (!nx__io_utf8_valid((const uint8_t *)key, (int64_t)strlen(key)) ||
+      !nx__io_utf8_valid((const uint8_t *)value, (int64_t)strlen(value)))
+    return nx__fail(NX_EINVAL, "%s: %s: the %s of key '%s' is not UTF-8, which JSON requires", fn, w->path,
+                    nx__io_utf8_valid((const uint8_t *)key, (int64_t)strlen(key)) ? "value" : "name", key);
   for (int i = 0; i < w->nmeta; i++)
     if (!strcmp(w->meta[i].key, key)) return nx__fail(NX_EINVAL, "%s: %s: key '%s' is already added", fn, w->path, key);
   if (w->nmeta == w->meta_cap) {
@@ -109,6 +113,9 @@ static int add_item(nx_io_writer *w, const char *fn, const char *name, const nx_
   }
   if (!*name || !strcmp(name, "__metadata__"))
     return nx__fail(NX_EINVAL, "%s: %s: the name '%s' is not a tensor's (%s)", fn, w->path, name, d);
+  if (w->fmt != NX_IO_NPY && !nx__io_utf8_valid((const uint8_t *)name, (int64_t)strlen(name)))
+    return nx__fail(NX_EINVAL, "%s: %s: the name '%s' is not UTF-8, which a .%s file's names are (%s)", fn, w->path,
+                    name, nx_io_format_name(w->fmt), d);
   for (int i = 0; i < w->n; i++)
     if (!strcmp(w->items[i].name, name))
       return nx__fail(NX_EINVAL, "%s: %s: tensor '%s' is already added (%s)", fn, w->path, name, d);
@@ -318,6 +325,12 @@ static int put_mem(void *ctx, const void *p, size_t n) {
 /* libzip writes the archive at zip_close, through a file of its own renamed
    over the temporary one; the entries are in memory until then. */
 static int commit_npz(nx_io_writer *w, nx__io_temp *t, const char *fn) {
+  if (w->n == 0) {
+    /* libzip removes an archive with no entry at its close: an empty
+       archive (numpy's savez of nothing) is its end record alone */
+    static const uint8_t end[22] = {'P', 'K', 5, 6};
+    return nx__io_temp_write(t, end, sizeof end, fn, w->path);
+  }
   close(t->fd);
   t->fd = -1;
   int err = 0;

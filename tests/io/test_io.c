@@ -4,6 +4,7 @@
    corpus of malformed files, each refused by nx_io_open with a message
    naming the function and the file; writers that fail leave no file. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,6 +440,58 @@ static void views(void) {
   nx_array_free(a);
 }
 
+/* What the formats' neighbours make and take: special files, a stale
+   errno, empty archives, names that are not UTF-8. */
+static void edges(void) {
+  nx_io_file *f = NULL;
+  /* a FIFO is refused at once, not waited on; errno left over from before
+     is not given as the reason */
+  const char *fifo = path_of("fifo.safetensors");
+  if (mkfifo(fifo, 0600) == 0) {
+    errno = ENOSPC;
+    CHECK(nx_io_open(fifo, &f) == NX_EIO && !f && strstr(nx_error_message(), "not a regular file") &&
+              !strstr(nx_error_message(), strerror(ENOSPC)),
+          "a FIFO: %s", nx_error_message());
+    unlink(fifo);
+  }
+  errno = ENOSPC;
+  CHECK(nx_io_open(dir, &f) == NX_EIO && !f && !strstr(nx_error_message(), strerror(ENOSPC)), "a folder: %s",
+        nx_error_message());
+  /* a writer with nothing added writes an empty archive that reads back */
+  const char *e = path_of("empty.npz");
+  nx_io_writer *w;
+  CHECK(nx_io_writer_open(e, NX_IO_NPZ, &w) == 0 && nx_io_writer_commit(w) == 0, "empty npz: %s", nx_error_message());
+  CHECK(nx_io_open(e, &f) == 0 && nx_io_file_count(f) == 0, "empty npz read: %s", nx_error_message());
+  nx_io_close(f);
+  unlink(e);
+  e = path_of("empty.safetensors");
+  CHECK(nx_io_writer_open(e, NX_IO_SAFETENSORS, &w) == 0 && nx_io_writer_commit(w) == 0, "empty safetensors: %s",
+        nx_error_message());
+  CHECK(nx_io_open(e, &f) == 0 && nx_io_file_count(f) == 0, "empty safetensors read: %s", nx_error_message());
+  nx_io_close(f);
+  unlink(e);
+  /* names and metadata that are not UTF-8 are refused where they are given */
+  int64_t shape[1] = {2};
+  uint64_t seed = 3;
+  nx_array *a = random_array(NX_FLOAT32, shape, 1, &seed);
+  const nx_io_format fmts[2] = {NX_IO_SAFETENSORS, NX_IO_NPZ};
+  for (int k = 0; k < 2; k++) {
+    CHECK(nx_io_writer_open(path_of(k ? "u.npz" : "u.safetensors"), fmts[k], &w) == 0, "%s", nx_error_message());
+    CHECK(nx_io_writer_add(w, "a\xff", a) == NX_EINVAL && strstr(nx_error_message(), "nx_io_writer_add") &&
+              strstr(nx_error_message(), "not UTF-8"),
+          "a name not UTF-8 (%s): %s", nx_io_format_name(fmts[k]), nx_error_message());
+    CHECK(nx_io_writer_add(w, "caf\xc3\xa9", a) == 0, "a UTF-8 name: %s", nx_error_message());
+    nx_io_writer_abort(w);
+  }
+  CHECK(nx_io_writer_open(path_of("m.safetensors"), NX_IO_SAFETENSORS, &w) == 0, "%s", nx_error_message());
+  CHECK(nx_io_writer_metadata(w, "k", "\xc0\xaf") == NX_EINVAL && strstr(nx_error_message(), "value of key 'k'"),
+        "an overlong value: %s", nx_error_message());
+  CHECK(nx_io_writer_metadata(w, "\xed\xa0\x80", "v") == NX_EINVAL && strstr(nx_error_message(), "not UTF-8"),
+        "a surrogate key: %s", nx_error_message());
+  nx_io_writer_abort(w);
+  nx_array_free(a);
+}
+
 int main(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/nx-test-io-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -452,6 +505,7 @@ int main(void) {
   malformed_npz();
   views();
   writers();
+  edges();
   rmdir(dir);
   return check_done();
 }

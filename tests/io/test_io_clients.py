@@ -211,6 +211,20 @@ if rc == 0:
     rc, o, e = nx("diff", path("big.safetensors"), path("big8.safetensors"), "--tol", "1000")
     check(rc == 0, "within --tol: exit 0")
 
+# ---- diff --json stays JSON where an error is infinite; kinds that differ said so
+safetensors.numpy.save_file({"x": np.array([np.nan, np.inf, 1, 0], np.float32)}, path("na.safetensors"))
+safetensors.numpy.save_file({"x": np.array([1, -np.inf, 2, 0], np.float32)}, path("nb.safetensors"))
+rc, o, e = nx("diff", "--json", path("na.safetensors"), path("nb.safetensors"))
+try:
+    r = json.loads(o.splitlines()[0])
+except (ValueError, IndexError):
+    r = None
+check(rc == 1 and r is not None and r["max_abs"] == "inf" and r["rms"] == "inf", "diff --json with inf: %r %s" % (o, e))
+safetensors.numpy.save_file({"x": np.zeros((3, 5), np.complex64)}, path("cx.safetensors"))
+safetensors.numpy.save_file({"x": np.zeros((3, 5), np.float32)}, path("re.safetensors"))
+rc, o, e = nx("diff", path("cx.safetensors"), path("re.safetensors"))
+check(rc == 1 and "kinds (complex and real) differ" in o and "shapes" not in o, "diff complex against real: %r" % o)
+
 # ---- gguf writes, nx reads; quantized types listed and refused
 w = gguf.GGUFWriter(path("m.gguf"), "llama")
 w.add_uint32("answer", 42)
@@ -239,6 +253,49 @@ for name, v in gx.items():
 rc, o, e = nx("convert", path("m.gguf"), path("gq.npz"), "--to", "float32")
 check(rc == 1 and "Q8_0" in e and "'q'" in e and not os.path.exists(path("gq.npz")),
       "a quantized tensor refused, nothing written: %s" % e)
+
+# ---- what the peers make and refuse at the formats' edges
+# GGUF: a string value past 256 bytes is cut between characters; keys are
+# unique and UTF-8, as gguf's reader requires
+w = gguf.GGUFWriter(path("u.gguf"), "llama")
+w.add_string("long", "a" * 255 + "\u00e9" * 10)
+w.add_tensor("t", np.zeros(2, np.float32))
+w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()
+rc, o, e = nx("info", "--json", path("u.gguf"))
+try:
+    info = json.loads(o)
+except ValueError:
+    info = {}
+check(rc == 0 and info.get("metadata", {}).get("long") == "a" * 255, "a long GGUF string cut between characters: %r %s" % (o[:400], e))
+raw = open(path("u.gguf"), "rb").read()
+for bad, what in ((raw.replace(b"long", b"lon\xff", 1), "not UTF-8"), (raw.replace(b"general.architecture", b"long".ljust(20, b"\0"), 1), None)):
+    open(path("bad.gguf"), "wb").write(bad)
+    rc, o, e = nx("info", path("bad.gguf"))
+    check(rc == 1 and "nx_io_open" in e and (what or "given twice" in e or "NUL" in e) and (what is None or what in e),
+          "a GGUF key refused (%s): %s" % (what or "repeated", e))
+# the same key twice, as gguf's reader refuses it
+def gguf_kv(key, value):
+    k, v = key.encode(), value.encode()
+    return struct.pack("<Q", len(k)) + k + struct.pack("<I", 8) + struct.pack("<Q", len(v)) + v
+dup = b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + gguf_kv("a", "1") + gguf_kv("a", "2")
+open(path("dup.gguf"), "wb").write(dup)
+rc, o, e = nx("info", path("dup.gguf"))
+check(rc == 1 and "key 'a' is given twice" in e, "a GGUF key given twice: %s" % e)
+# safetensors: "__metadata__": null is no metadata, as the reference reads it
+hdr = json.dumps({"__metadata__": None, "x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
+open(path("null.safetensors"), "wb").write(struct.pack("<Q", len(hdr)) + hdr + b"\0\0\x80\x3f")
+with safetensors.safe_open(path("null.safetensors"), "np") as f:
+    peer = f.get_tensor("x")
+rc, o, e = nx("show", path("null.safetensors") + ":x")
+check(rc == 0 and "1" in o and peer[0] == 1, "__metadata__ null read: %s %s" % (o, e))
+# .npz: numpy's entry of the name "" is ".npy"
+np.savez(path("blank.npz"), **{"": np.arange(3, dtype=np.int16)})
+rc, o, e = nx("info", "--json", path("blank.npz"))
+try:
+    names = [t["name"] for t in json.loads(o)["tensors"]]
+except (ValueError, KeyError):
+    names = None
+check(rc == 0 and names == [""], "an npz entry named '' read: %r %s" % (o, e))
 
 # ---- the command as a person uses it
 rc, o, e = nx("--version")

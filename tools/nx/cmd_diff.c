@@ -140,15 +140,24 @@ static void coarser(stats *st, nx_dtype a, nx_dtype b, double sa, double sb) {
   st->scale = use_a ? sa : sb;
 }
 
+/* A number as JSON has it; JSON has no infinity or NaN, so those are the
+   strings "inf", "-inf" and "nan". */
+static void json_number(const char *key, double x) {
+  if (isfinite(x)) printf(", \"%s\": %.17g", key, x);
+  else printf(", \"%s\": \"%s\"", key, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+}
+
 static void report(bool json, const char *name, nx_dtype da, nx_dtype db, const stats *st) {
   double rms = st->n ? sqrt(st->sum_sq / (double)st->n) : 0;
   if (json) {
     printf("{\"name\": ");
     nx_tool_json_string(stdout, name);
-    printf(", \"a\": \"%s\", \"b\": \"%s\", \"elements\": %lld, \"differ\": %lld, \"max_abs\": %.17g, \"max_rel\": "
-           "%.17g, \"rms\": %.17g, \"ulp_histogram\": {",
-           nx_dtype_name(da), nx_dtype_name(db), (long long)st->n, (long long)st->differ, st->max_abs, st->max_rel,
-           rms);
+    printf(", \"a\": \"%s\", \"b\": \"%s\", \"elements\": %lld, \"differ\": %lld", nx_dtype_name(da),
+           nx_dtype_name(db), (long long)st->n, (long long)st->differ);
+    json_number("max_abs", st->max_abs);
+    json_number("max_rel", st->max_rel);
+    json_number("rms", rms);
+    printf(", \"ulp_histogram\": {");
     for (int k = 0; k < NBUCKETS; k++) printf("%s\"%s\": %lld", k ? ", " : "", bucket_names[k], (long long)st->hist[k]);
     printf("}}\n");
     return;
@@ -174,13 +183,13 @@ static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double 
   }
   int r = 0;
   const nx_layout *la = nx_array_layout(xa), *lb = nx_array_layout(xb);
-  bool same = la->rank == lb->rank && (nx_dtype_kind(nx_array_dtype(xa)) == NX_KIND_COMPLEX) ==
-                                          (nx_dtype_kind(nx_array_dtype(xb)) == NX_KIND_COMPLEX);
+  bool cxa = nx_dtype_kind(nx_array_dtype(xa)) == NX_KIND_COMPLEX, cxb = nx_dtype_kind(nx_array_dtype(xb)) == NX_KIND_COMPLEX;
+  bool same = la->rank == lb->rank;
   for (int j = 0; same && j < la->rank; j++) same = la->extent[j] == lb->extent[j];
-  if (!same) {
+  if (!same || cxa != cxb) {
     char d1[256], d2[256];
-    printf("%-24s shapes differ: %s and %s\n", ta->name, nx_array_describe(xa, d1, sizeof d1),
-           nx_array_describe(xb, d2, sizeof d2));
+    printf("%-24s %s differ: %s and %s\n", ta->name, same ? "kinds (complex and real)" : "shapes",
+           nx_array_describe(xa, d1, sizeof d1), nx_array_describe(xb, d2, sizeof d2));
     r = 1;
   } else if (as_doubles(xa, sa, &da) != 0 || as_doubles(xb, sb, &db) != 0) {
     r = -1;

@@ -4,6 +4,7 @@
 #include "cmd_io.h"
 
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,12 +151,29 @@ int64_t nx_tool_values(const nx_array *a) {
   return nx_dtype_kind(nx_array_dtype(a)) == NX_KIND_COMPLEX ? 2 * n : n;
 }
 
+/* The length of the strict UTF-8 character at p (no overlong form,
+   surrogate or code point past U+10FFFF), 0 if none starts there. */
+static int utf8_char(const unsigned char *p) {
+  int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+  if (len < 2) return len;
+  uint32_t cp = *p & (0x7F >> len);
+  for (int k = 1; k < len; k++) {
+    if ((p[k] & 0xC0) != 0x80) return 0; /* a NUL ends the string here too */
+    cp = cp << 6 | (p[k] & 0x3F);
+  }
+  static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  return cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : len;
+}
+
 void nx_tool_json_string(FILE *out, const char *s) {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int len = utf8_char(p);
     if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
     else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-    else fputc(*p, out);
+    else if (len == 0) fputs("\\ufffd", out); /* a byte that is no UTF-8: JSON text must be */
+    else fwrite(p, 1, (size_t)len, out);
+    p += len ? len : 1;
   }
   fputc('"', out);
 }

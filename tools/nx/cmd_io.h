@@ -48,7 +48,8 @@ int nx_tool_each(const nx_array *a, nx_tool_each_fn fn, void *ctx);
 /* The number of doubles nx_tool_each gives for a. */
 int64_t nx_tool_values(const nx_array *a);
 
-/* Writes s as a JSON string (quoted, escaped) to out. */
+/* Writes s as a JSON string (quoted, escaped) to out; a byte that is not
+   UTF-8 is written as U+FFFD, so that the text stays JSON. */
 void nx_tool_json_string(FILE *out, const char *s);
 
 /* Writes the shape as "[2, 3]" into buf. */
