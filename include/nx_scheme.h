@@ -37,6 +37,10 @@ typedef struct nx_scheme nx_scheme;
    structure). */
 #define NX_SCHEME_MAX_RESULTS 16
 
+/* The most arguments a trace takes: a bound, so that an arity no function
+   has is refused at once rather than by making that many tracers. */
+#define NX_SCHEME_MAX_ARITY 65536
+
 /* A tensor function: applied to n tensors of session s, it builds its
    results with nx_shape.h, stores them in results[0..*nres) (room for
    NX_SCHEME_MAX_RESULTS) and returns 0, or returns a negative status (with
@@ -55,7 +59,7 @@ typedef int (*nx_scheme_fn)(void *ctx, nx_shape_session *s, nx_tensor *const *ar
    independent of s's memory (free it with nx_scheme_free) but is applied to
    s only. n may be 0.
    Fails with NX_EINVAL, the session unchanged and *out untouched, when an
-   argument is NULL, label is empty or n < 0; and with the message prefixed
+   argument is NULL, label is empty, n < 0 or n > NX_SCHEME_MAX_ARITY; and with the message prefixed
    "tracing the shape scheme <label>: " on a shape error in f (f's own
    failing status, or one only the end-of-trace solve finds, such as a
    constraint f added with nx_shape_add_* and did not solve), when f forces

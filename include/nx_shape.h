@@ -143,8 +143,9 @@ NX_API int nx_shape_ids_next(const nx_shape_session *s, nx_shape_ids *next);
    variable ids and ntensors tensor ids from s's counters now, for a trace:
    while the block is entered (nx_shape_ids_enter) new variables and tensors
    take its ids, so a trace run inside it moves no id made outside it. Fails
-   with NX_EINVAL on a NULL argument, a negative count or a block past the
-   int id space, NX_ENOMEM when memory runs out. */
+   with NX_EINVAL on a NULL argument, a negative count, a block past the
+   int id space or of more than 2^24 variables, NX_ENOMEM when memory runs
+   out. */
 NX_API int nx_shape_ids_reserve(nx_shape_session *s, int nvars, int ntensors, nx_shape_id_range *r);
 
 /* nx_shape_ids_enter(s, r) makes new variables and tensors take the ids of

@@ -51,9 +51,17 @@ int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_claim_a
 
 void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write) {
   (void)write;
-  if (n > 0 && !buffers) nx__fail(NX_EINVAL, "nx_rig_release: the buffers are NULL with n = %d", n);
+  if (n > 0 && !buffers) {
+    nx__fail(NX_EINVAL, "nx_rig_release: the buffers are NULL with n = %d", n);
+    return;
+  }
+  /* a NULL among them: no claim was made with these arguments */
   for (int i = 0; i < n; i++)
-    if (buffers && buffers[i]) release_one(buffers[i]);
+    if (!buffers[i]) {
+      nx__fail(NX_EINVAL, "nx_rig_release: buffer %d of %d is NULL", i, n);
+      return;
+    }
+  for (int i = 0; i < n; i++) release_one(buffers[i]);
 }
 
 int nx_buffer_hold_exclusive(nx_buffer *b) {

@@ -184,6 +184,7 @@ int nx_shape_add_total_dim(nx_shape_session *s, const nx_row *const *rows, int n
 int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims, int ndims,
                        const nx_shape_origin *o) {
   bool ok = s && rows_ok(rows, n) && ndims >= 0 && (dims || !ndims);
+  for (int i = 0; ok && i < ndims; i++) ok = dims[i] != NULL; /* a NULL dim is refused, as a NULL row is */
   nx__cons c = {.kind = NX__C_EXACT, .nrows = n};
   if (ok) {
     c.rows = copy_rows(s, rows, n);

@@ -265,8 +265,40 @@ static int build(builder *b) {
   return 0;
 }
 
+/* Whether every variable d and r name is one of s's: a tensor of another
+   session names variables s may not have, whose records would be read. */
+static bool dim_of(const nx_shape_session *s, const nx_dim *d, int depth) {
+  if (!d || depth > 64) return d == NULL;
+  switch (d->kind) {
+  case NX__D_VAR: return d->var > 0 && d->var < s->nvars;
+  case NX__D_AFFINE: return dim_of(s, d->over, depth + 1) && dim_of(s, d->kernel, depth + 1);
+  case NX__D_CONCAT:
+    for (int i = 0; i < d->nparts; i++)
+      if (!dim_of(s, d->parts[i], depth + 1)) return false;
+    return true;
+  default: return true;
+  }
+}
+static bool row_of(const nx_shape_session *s, const nx_row *r) {
+  if (!r || r->var < 0 || r->var >= s->nvars) return false;
+  for (int i = 0; i < r->nbeg + r->ndims; i++)
+    if (!dim_of(s, r->beg[i], 0)) return false;
+  return true;
+}
+static bool tensor_of(const nx_shape_session *s, const nx_tensor *t) {
+  for (int k = 0; k < 3; k++)
+    if (!row_of(s, t->rows[k])) return false;
+  return true;
+}
+
 int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **out) {
   if (!s || !t || !out) return nx__fail(NX_EINVAL, FN ": NULL argument");
+  bool mine = tensor_of(s, t);
+  for (int i = 0; mine && t->env && i < t->env->nshapes; i++) {
+    if (i < t->env->nshapes - 1) mine = tensor_of(s, t->env->args[i]);
+    for (int k = 0; mine && t->env->shape_rows && k < 3; k++) mine = row_of(s, t->env->shape_rows[i][k]);
+  }
+  if (!mine) return nx__fail(NX_EINVAL, FN ": %s is not a tensor of this session", t->label ? t->label : "a tensor");
   if (s->tainted) return nx__fail(NX_EINVAL, FN ": the session is tainted by an earlier shape error: %s", s->taint);
   if (!t->env || !t->env->shape_rows) return nx__fail(NX_EINVAL, FN ": %s was not made by nx_tensor_einsum", t->label);
   if (s->rec) s->forced_proj = true; /* a trace refuses it once its function returns */

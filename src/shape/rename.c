@@ -261,7 +261,7 @@ static int make_fresh(nx_shape_session *s, nx_shape_renaming *r, const int *ids,
     f->in_spec = e->in_spec, f->hidden_param = e->hidden_param, f->no_guess = e->no_guess;
     r->p[r->n++] = (pair){ids[i], w};
   }
-  qsort(r->p, (size_t)r->n, sizeof *r->p, cmp_pair);
+  if (r->n) qsort(r->p, (size_t)r->n, sizeof *r->p, cmp_pair); /* r->p is NULL for none */
   return 0;
 }
 

@@ -383,9 +383,12 @@ int nx_scheme_check_definition(nx_shape_session *s, const char *name, int (*bloc
   window = &win;
   nx__cvec *rec = s->rec;
   s->rec = NULL; /* the trial registers nothing in an enclosing trace */
+  nx__fail(0, "%s", ""); /* so that a failure of the block's own, without a message, is not told by an older one */
   int rc = block(ctx, s);
   char msg[1200];
-  snprintf(msg, sizeof msg, "%s", rc ? nx_error_message() : "");
+  if (rc && *nx_error_message()) snprintf(msg, sizeof msg, "%s", nx_error_message());
+  else if (rc) snprintf(msg, sizeof msg, "the block failed (status %d) without a message", rc);
+  else msg[0] = 0;
   s->rec = rec;
   window = outer;
   nx__rewind_restore(s, w);

@@ -128,7 +128,8 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
                         const char **carry) {
   *carry = NULL;
   if (!s || !label || !f || !out) return nx__fail(NX_EINVAL, "nx_scheme_trace: NULL argument");
-  if (!*label || n < 0) return nx__fail(NX_EINVAL, "nx_scheme_trace: empty label or negative arity %d", n);
+  if (!*label || n < 0 || n > NX_SCHEME_MAX_ARITY)
+    return nx__fail(NX_EINVAL, "nx_scheme_trace: empty label or arity %d outside 0 to %d", n, NX_SCHEME_MAX_ARITY);
   if (s->tainted)
     return nx__fail(NX_EINVAL, "tracing the shape scheme %s: the session is tainted by an earlier shape error: %s",
                     label, s->taint);
@@ -161,8 +162,10 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   int nres = -1;
   char what[1100] = "";
   if (!rc) {
+    nx__fail(0, "%s", ""); /* so that a failure of f's own, without a message, is not told by an older one */
     rc = f(ctx, s, argv, n, res, &nres);
-    if (rc) snprintf(what, sizeof what, "%s", nx_error_message());
+    if (rc && *nx_error_message()) snprintf(what, sizeof what, "%s", nx_error_message());
+    else if (rc) snprintf(what, sizeof what, "the function failed (status %d) without a message", rc);
     if (rc && !s->tainted && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers; /* not a shape error */
   }
   if (s->stage > 1) {

@@ -286,6 +286,10 @@ int nx_shape_ids_reserve(nx_shape_session *s, int nvars, int ntensors, nx_shape_
                     nvars, ntensors);
   if (nvars > INT_MAX - s->nvars || ntensors > INT_MAX - 1 - s->next_tensor_id)
     return nx__fail(NX_EINVAL, "nx_shape_ids_reserve: %d variables, %d tensors: past the id space", nvars, ntensors);
+  /* each variable is a record made now: a block past 2^24 of them (gigabytes,
+     minutes) is refused at once rather than by running out of memory */
+  if (nvars > 1 << 24)
+    return nx__fail(NX_EINVAL, "nx_shape_ids_reserve: %d variables: more than 16777216 in one block", nvars);
   if (nx__shape_vars_reserve(s, s->nvars + nvars)) return nx__fail(NX_ENOMEM, "nx_shape_ids_reserve: out of memory");
   /* the slots are variables no constraint mentions until a trace takes them */
   for (int i = 0; i < nvars; i++) {
