@@ -89,7 +89,7 @@ typedef struct nx_io_tensor {
 /* nx_io_open(path, &f) maps the file at path, recognises its format from its
    first bytes (the .npy magic, a zip's, "GGUF", else safetensors), parses
    and validates its header, and sets f to the open file; returns 0.
-   - .npy: the magic, a version 1, 2 or 3, a header that fits in the file
+   - .npy: the magic, a version 1.0, 2.0 or 3.0, a header that fits in the file
      (at most 1 MiB), a Python-literal dict of exactly 'descr',
      'fortran_order' and 'shape' in any order, a numeric descr in either byte
      order ('|b1', '<i1'..'<i8', '<u1'..'<u8', '<f2', '<f4', '<f8', '<c8',

@@ -242,11 +242,13 @@ int nx_io_file_metadata(const nx_io_file *f, int i, const char **key, const char
 
 int nx__io_sizes(nx_dtype dt, const int64_t *shape, int rank, int64_t *count, int64_t *bytes, const char *fn,
                  const char *where) {
-  int64_t n = 1;
+  int64_t n = 1, nz = 1; /* nz: the product of the extents that are not 0, which the strides are made of */
   for (int j = 0; j < rank; j++) {
     if (shape[j] < 0) return nx__fail(NX_EINVAL, "%s: %s: negative extent %lld", fn, where, (long long)shape[j]);
-    if (shape[j] && n > INT64_MAX / shape[j])
-      return nx__fail(NX_EINVAL, "%s: %s: the element count overflows an int64", fn, where);
+    if (shape[j] && nz > INT64_MAX / shape[j])
+      return nx__fail(NX_EINVAL, "%s: %s: the element count overflows an int64%s", fn, where,
+                      n ? "" : " (counting the extents that are not 0, as the strides do)");
+    if (shape[j]) nz *= shape[j];
     n *= shape[j];
   }
   int64_t b;

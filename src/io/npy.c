@@ -71,6 +71,8 @@ static bool word(lex *x, const char *w) {
 static bool int_lit(lex *x, int64_t *v) {
   skip_space(x);
   if (x->p >= x->end || *x->p < '0' || *x->p > '9') return false;
+  /* Python's literals have no leading zero (numpy cannot parse "(04,)") */
+  if (*x->p == '0' && x->p + 1 < x->end && x->p[1] >= '0' && x->p[1] <= '9') return false;
   int64_t n = 0;
   while (x->p < x->end && *x->p >= '0' && *x->p <= '9') {
     int d = *x->p++ - '0';
@@ -129,8 +131,10 @@ int nx__npy_header_parse(const uint8_t *p, int64_t n, nx__npy_header *h, const c
     len = p[8] | (int64_t)p[9] << 8 | (int64_t)p[10] << 16 | (int64_t)p[11] << 24;
     start = 12;
   } else {
-    return nx__fail(NX_EINVAL, "%s: %s: .npy version %d.%d is not 1, 2 or 3", fn, where, major, p[7]);
+    return nx__fail(NX_EINVAL, "%s: %s: .npy version %d.%d is not 1.0, 2.0 or 3.0", fn, where, major, p[7]);
   }
+  if (p[7] != 0) /* as numpy, which reads versions 1.0, 2.0 and 3.0 alone */
+    return nx__fail(NX_EINVAL, "%s: %s: .npy version %d.%d is not 1.0, 2.0 or 3.0", fn, where, major, p[7]);
   if (len > NPY_HEADER_MAX)
     return nx__fail(NX_EINVAL, "%s: %s: .npy header of %lld bytes is over the limit of %d", fn, where,
                     (long long)len, NPY_HEADER_MAX);

@@ -324,6 +324,14 @@ static void malformed_npy(void) {
   npy_bad("bigint.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }\n", 8, "fit");
   npy_bad("truncated.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n", 8, "passes the end");
   npy_bad("notdict.npy", "descr\n", 0, "not a dict");
+  /* what numpy cannot parse either: a leading zero, a zero extent beside
+     extents whose product overflows (the strides would), version 1.1 */
+  npy_bad("zero.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (04,), }\n", 16, "shape");
+  npy_bad("zerobig.npy",
+          "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9223372036854775807, 9223372036854775807), }\n", 0,
+          "overflow");
+  uint8_t v11[16] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 1, 0, 0};
+  refused("version11.npy", v11, 16, "version 1.1");
   uint8_t v9[16] = {0x93, 'N', 'U', 'M', 'P', 'Y', 9, 0, 0, 0};
   refused("version.npy", v9, 16, "version 9.0");
   uint8_t hl[16] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0xFF, 0xFF, 0xFF, 0x7F};
