@@ -3,6 +3,7 @@
    parsed tensors and metadata, and the accessors. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,17 @@ int nx_io_open(const char *path, nx_io_file **out) {
     } else {
       f->format = NX_IO_SAFETENSORS;
       s = nx__safetensors_parse(f, fn);
+      nx_io_format named;
+      /* a name that says another format: say its magic is missing first,
+         not only why the bytes are no safetensors header either */
+      if (s == NX_EINVAL && nx_io_format_of_path(path, &named) == 0 && named != NX_IO_SAFETENSORS) {
+        char why[900], pre[600];
+        const char *m = nx_error_message();
+        snprintf(pre, sizeof pre, "%s: %s: ", fn, path);
+        snprintf(why, sizeof why, "%s", strncmp(m, pre, strlen(pre)) ? m : m + strlen(pre));
+        s = nx__fail(NX_EINVAL, "%s: %s: not a .%s file (its first bytes are not the %s magic), nor safetensors: %s",
+                     fn, path, nx_io_format_name(named), nx_io_format_name(named), why);
+      }
     }
   }
   if (s != 0) {

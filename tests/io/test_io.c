@@ -330,6 +330,8 @@ static void malformed_npy(void) {
   npy_bad("zerobig.npy",
           "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9223372036854775807, 9223372036854775807), }\n", 0,
           "overflow");
+  /* a .npy name without its magic says so (not only why it is no safetensors) */
+  refused("empty.npy", "", 0, "not a .npy file (its first bytes are not the npy magic), nor safetensors: ");
   uint8_t v11[16] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 1, 0, 0};
   refused("version11.npy", v11, 16, "version 1.1");
   uint8_t v9[16] = {0x93, 'N', 'U', 'M', 'P', 'Y', 9, 0, 0, 0};
