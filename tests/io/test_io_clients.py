@@ -297,6 +297,11 @@ except (ValueError, KeyError):
     names = None
 check(rc == 0 and names == [""], "an npz entry named '' read: %r %s" % (o, e))
 
+# a tensor name with a colon: FILE:NAME cuts at the longest FILE that exists
+safetensors.numpy.save_file({"a:b": np.array([7], np.int8)}, path("colon.safetensors"))
+rc, o, e = nx("show", path("colon.safetensors") + ":a:b")
+check(rc == 0 and "7" in o, "show of a tensor named a:b: %r %s" % (o, e))
+
 # ---- the command as a person uses it
 rc, o, e = nx("--version")
 check(rc == 0 and o.startswith("nx ") and o.strip().split()[1][0].isdigit() and e == "", "nx --version: %r" % o)

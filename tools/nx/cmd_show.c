@@ -225,10 +225,24 @@ int nx_cmd_show(int argc, char **argv) {
     }
   }
   if (access(path, F_OK) != 0) {
-    char *colon = strrchr(path, ':');
-    if (colon) {
-      *colon = 0;
-      name = colon + 1;
+    /* FILE:NAME, where either may hold colons: the longest FILE that
+       exists, else the cut at the last colon (whose open then says what
+       is missing) */
+    char *colon = strrchr(path, ':'), *cut = colon;
+    while (cut) {
+      *cut = 0;
+      bool found = access(path, F_OK) == 0;
+      *cut = ':';
+      if (found) break;
+      char *prev = cut;
+      cut = NULL;
+      for (char *q = path; q < prev; q++)
+        if (*q == ':') cut = q;
+    }
+    if (!cut) cut = colon;
+    if (cut) {
+      *cut = 0;
+      name = cut + 1;
     }
   }
   int status = NX_EXIT_DONE;
