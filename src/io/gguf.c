@@ -191,6 +191,9 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
   uint32_t version = 0;
   uint64_t nt = 0, nkv = 0;
   int s = u32(&c, &version, "the version");
+  if (s == 0 && (version == 2u << 24 || version == 3u << 24)) /* the version's bytes swapped */
+    return nx__fail(NX_EINVAL, "%s: %s: a big-endian GGUF file (version %u), which nx does not read", fn, f->path,
+                    version >> 24);
   if (s == 0 && version != 2 && version != 3)
     return nx__fail(NX_EINVAL, "%s: %s: GGUF version %u is not 2 or 3", fn, f->path, version);
   if (s == 0) s = u64(&c, &nt, "the tensor count");

@@ -345,6 +345,8 @@ static void malformed_npy(void) {
 static void malformed_gguf(void) {
   uint8_t v1[24] = {'G', 'G', 'U', 'F', 1};
   refused("v1.gguf", v1, 24, "version 1");
+  uint8_t be[24] = {'G', 'G', 'U', 'F', 0, 0, 0, 3};
+  refused("bigendian.gguf", be, 24, "a big-endian GGUF file (version 3)");
   uint8_t t[10] = {'G', 'G', 'U', 'F', 3, 0, 0, 0, 1};
   refused("trunc.gguf", t, 10, "truncated");
   uint8_t counts[24] = {'G', 'G', 'U', 'F', 3, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F};
