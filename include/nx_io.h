@@ -109,7 +109,7 @@ typedef struct nx_io_tensor {
      (InvalidHeader, InvalidHeaderDeserialization) that is an object of
      tensor entries {"dtype", "shape", "data_offsets"} and an optional
      "__metadata__" object of strings (or null: none), without duplicate
-     keys; entries sorted
+     keys or a \u0000 in a string (nx's names are C strings); entries sorted
      by offset cover the data with no hole or overlap (InvalidOffset), each
      of prod(shape) * bits / 8 bytes computed without overflow
      (ValidationOverflow), a whole number of bytes (MisalignedSlice) and

@@ -243,6 +243,8 @@ static void malformed_safetensors(void) {
   safetensors_bad("utf8.safetensors", "{\"\xff\":1}", 0, "InvalidHeader");
   safetensors_bad("json.safetensors", "{\"a\": {\"dtype\": \"F32\",", 0, "InvalidHeaderDeserialization");
   safetensors_bad("notobj.safetensors", "[1, 2]", 0, "InvalidHeaderDeserialization");
+  safetensors_bad("nul.safetensors", "{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4,
+                  "holds \\u0000 in a string");
   safetensors_bad("dtype.safetensors", "{\"a\":{\"dtype\":\"F12\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4,
                   "unknown dtype");
   safetensors_bad("dup.safetensors",
