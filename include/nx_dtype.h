@@ -613,8 +613,10 @@ NX_API int nx_dtype_float_format(nx_dtype dt, nx_float_format *f);
      nearest, ties to the even digit: "0.1" for the float32 nearest 0.1,
      "65500" for float16 65504, "450" for float8_e4m3fn 448. Positional for
      magnitudes from 1e-4 up to 1e16, as "0.01563", and d.ddde+XX outside, as
-     "1.59e+29" and "6e-08"; the same digits on every system. "nan", "inf",
-     "-inf", "-0";
+     "1.59e+29" and "6e-08"; the same digits on every system. "-0"; "nan",
+     "inf", "-inf" for a float that is not finite, in every float format
+     (those without NaN or infinities included: only a finite float is
+     refused);
    - an integer in decimal, an unsigned one unsigned;
    - a complex number as its two components so formatted, "re+imi" or "re-imi"
      when the imaginary part is negative, as "0.5-2i";
@@ -644,7 +646,8 @@ NX_API double nx_dtype_load_bits(int code, uint64_t bits);
    cap bytes): integers and booleans given as the double of their value, a
    complex dtype's x as x+0i. Returns the length, or -1 with nx_error_message()
    set if code is unknown, x is not a value of the format (0.1 is not a
-   float32, 2.5 not an int8) or the buffer is too small. */
+   float32, 2.5 not an int8; a float that is not finite prints, as
+   nx_dtype_pp_value says) or the buffer is too small. */
 NX_API int nx_dtype_format_value(int code, double x, char *buf, size_t cap);
 
 /* nx_dtype_store_n(dt, x, out, n) stores the n doubles x[0], ..., x[n-1]

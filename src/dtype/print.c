@@ -265,6 +265,23 @@ static const char *show(double x, char *t) {
   return t;
 }
 
+/* The text of a NaN or an infinity, whatever the format (the seed prints
+   "nan", "inf" and "-inf" for every float that is not finite, and refuses
+   only a finite one the format lacks): its length, or -1 for a finite u. */
+static int nonfinite_text(uint64_t u, char *out) {
+  if ((u & 0x7FF0000000000000ull) != 0x7FF0000000000000ull) return -1;
+  const char *t = (u & 0x000FFFFFFFFFFFFFull) ? "nan" : (u >> 63) ? "-inf" : "inf";
+  size_t n = strlen(t);
+  memcpy(out, t, n + 1);
+  return (int)n;
+}
+
+/* float_text, a NaN or an infinity in a format without one included. */
+static int any_float_text(int code, uint64_t u, char *out) {
+  int len = float_text(code, u, out);
+  return len >= 0 ? len : nonfinite_text(u, out);
+}
+
 static int not_a_value(const char *fn, double x, nx_dtype dt) {
   char t[NX_DTYPE_PP_MAX];
   return nx__fail(NX_EINVAL, "%s: %s is not a value of %s", fn, show(x, t), nx_dtype_name(dt));
@@ -282,16 +299,16 @@ static __attribute__((noinline)) int pp_value_general(nx_dtype dt, nx_value v, c
   char *out = cap >= NX_DTYPE_PP_MAX ? buf : t;
   switch (nx_dtype_kind_of(dt)) {
   case NX_KIND_FLOAT:
-    if ((len = float_text(dt, nx__f64_bits(v.f), out)) < 0) return not_a_value(fn, v.f, dt);
+    if ((len = any_float_text(dt, nx__f64_bits(v.f), out)) < 0) return not_a_value(fn, v.f, dt);
     break;
   case NX_KIND_COMPLEX: {
     int cc = component(dt);
     uint64_t im = nx__f64_bits(v.c.im);
-    if ((len = float_text(cc, nx__f64_bits(v.c.re), out)) < 0) return not_a_value(fn, v.c.re, dt);
+    if ((len = any_float_text(cc, nx__f64_bits(v.c.re), out)) < 0) return not_a_value(fn, v.c.re, dt);
     /* The sign goes between the parts: -0 and negative NaNs too, so the text
        keeps the imaginary part's sign bit. */
     out[len++] = (im >> 63) ? '-' : '+';
-    int n = float_text(cc, im & 0x7FFFFFFFFFFFFFFFull, out + len);
+    int n = any_float_text(cc, im & 0x7FFFFFFFFFFFFFFFull, out + len);
     if (n < 0) return not_a_value(fn, v.c.im, dt);
     len += n;
     out[len++] = 'i';
