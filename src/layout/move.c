@@ -179,11 +179,11 @@ static int apply(const char *fn, const nx_move *m, const nx_layout *l, nx_layout
       slice_indices(l->extent[j], m->a[j], m->b[j], m->c[j], &first, &count);
       r.extent[j] = count;
       if (count > 0) r.offset += first * l->stride[j];
-      /* One index or none: the stride reaches nothing, so it need not grow. */
-      if (count > 1) {
-        if (NX__MUL(l->stride[j], m->c[j], &st)) return refuse(fn, m, l, "the stride of axis %lld overflows", j);
-        r.stride[j] = st;
-      }
+      /* stride *= step, as numpy's views have it; with one index or none the
+         stride reaches nothing, so one that would overflow is kept as it was
+         rather than refused */
+      if (!NX__MUL(l->stride[j], m->c[j], &st)) r.stride[j] = st;
+      else if (count > 1) return refuse(fn, m, l, "the stride of axis %lld overflows", j);
     }
     break;
   case NX_MOVE_FLIP:

@@ -96,6 +96,21 @@ static void all_refuse(const nx_layout *l, const char *what) {
 static void regressions(void) {
   nx_layout l, r;
   int64_t a, b;
+  /* A slice multiplies the stride by the step whatever the count, as
+     numpy's views do: [5] at [1] sliced 1::7 is [1] at [7], offset 1, and
+     5:0:3 (no index) is [0] at [3]. */
+  {
+    int64_t e5[1] = {5}, st1[1] = {1}, lo = 1, hi = NX_SLICE_NONE, step = 7;
+    nx_move m;
+    CHECK(nx_layout_make(1, e5, st1, 0, &l) == 0, "%s", nx_error_message());
+    nx_move_slice(&m, &lo, &hi, &step, 1);
+    CHECK(nx_layout_move(&m, &l, &r) == 0 && r.extent[0] == 1 && r.stride[0] == 7 && r.offset == 1,
+          "1::7 of [5]: [%" PRId64 "] at [%" PRId64 "] + %" PRId64, r.extent[0], r.stride[0], r.offset);
+    lo = 5, hi = 0, step = 3;
+    nx_move_slice(&m, &lo, &hi, &step, 1);
+    CHECK(nx_layout_move(&m, &l, &r) == 0 && r.extent[0] == 0 && r.stride[0] == 3, "5:0:3 of [5]: [%" PRId64
+          "] at [%" PRId64 "]", r.extent[0], r.stride[0]);
+  }
   /* A copy of [1; 3] at [INT64_MIN; 2], and a flip of [1] at [INT64_MIN]. */
   int64_t e13[2] = {1, 3}, smin2[2] = {INT64_MIN, 2}, e1[1] = {1}, smin[1] = {INT64_MIN};
   REFUSES("nx_layout_make", nx_layout_make(2, e13, smin2, 0, &l));
