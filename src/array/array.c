@@ -34,15 +34,6 @@ const char *nx_array_describe(const nx_array *a, char *buf, size_t cap) {
 }
 
 /* The checks of nx_array_v, naming fn. */
-int nx__array_as_fn(const char *fn, int status) {
-  const char *m = nx_error_message();
-  size_t n = strlen(fn);
-  if (status >= 0 || (strncmp(m, fn, n) == 0 && m[n] == ':')) return status;
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", m);
-  return nx__fail(status, "%s: %s", fn, msg);
-}
-
 static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, nx_array **out) {
   char t[128];
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
@@ -52,7 +43,7 @@ static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, n
   if (why) return nx__fail(NX_EINVAL, "%s: the buffer of %s is dead (%s)", fn, nx_array_describe(&a, t, sizeof t), why);
   int64_t lo, hi;
   int s = nx_layout_bits(l, bits_of(dt), &lo, &hi);
-  if (s < 0) return nx__array_as_fn(fn, s);
+  if (s < 0) return nx__fail_as(fn, s);
   if (s == 0) {
     if (lo < 0 || hi > nx_buffer_bytes(b) * 8)
       return nx__fail(NX_EINVAL, "%s: a layout of %s reaches bits [%lld, %lld), outside the buffer's %lld bytes", fn,
@@ -82,13 +73,13 @@ static int create(const char *fn, nx_device *d, nx_memory_kind kind, nx_dtype dt
     return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !d ? "the device d" : !a ? "the result a" : "the shape");
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
   int s = nx_layout_contiguous(shape, rank, &l);
-  if (s) return nx__array_as_fn(fn, s);
-  if ((s = nx_dtype_bytes(dt, nx_layout_count(&l), &bytes))) return nx__array_as_fn(fn, s);
-  if ((s = nx_buffer_create(d, kind, NX_ACCESS_READ_WRITE, bytes, &b))) return nx__array_as_fn(fn, s);
+  if (s) return nx__fail_as(fn, s);
+  if ((s = nx_dtype_bytes(dt, nx_layout_count(&l), &bytes))) return nx__fail_as(fn, s);
+  if ((s = nx_buffer_create(d, kind, NX_ACCESS_READ_WRITE, bytes, &b))) return nx__fail_as(fn, s);
   /* A sub-byte array's last byte: zero past its last element. */
   if (bits_of(dt) < 8 && bytes > 0 && (s = nx_rig_submit_fill(b, bytes - 1, 1, 0))) {
     nx_buffer_release(b);
-    return nx__array_as_fn(fn, s);
+    return nx__fail_as(fn, s);
   }
   s = make(fn, dt, &l, b, a);
   nx_buffer_release(b);

@@ -41,8 +41,4 @@ bool nx__next_index(const nx_layout *l, int64_t *index, int64_t *pos);
    *identical tells whether they are identical in the seed's sense. */
 bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical);
 
-/* status, its message prefixed by fn (the function the caller called) where
-   a function fn called set the message under its own name. */
-int nx__array_as_fn(const char *fn, int status);
-
 #endif

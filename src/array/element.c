@@ -202,7 +202,7 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
   uint8_t bits[16];
   if (!a || (rank > 0 && !shape)) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !a ? "the result a" : "the shape");
   int s = nx_layout_contiguous(shape, rank, &l);
-  if (s) return nx__array_as_fn(fn, s);
+  if (s) return nx__fail_as(fn, s);
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
   if (n > 0 && !xs) return nx__fail(NX_EINVAL, "%s: the values xs are NULL", fn);
   if (n != nx_layout_count(&l))
@@ -215,7 +215,7 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
                                                              : "%s: value %llu at index %lld is outside the range of %s",
                       fn, nx_dtype_kind_of(dt) == NX_KIND_SIGNED ? (long long)xs[i].i : (long long)xs[i].u,
                       (long long)i, nx_dtype_name(dt));
-  if ((s = nx_array_host(dt, shape, rank, &r))) return nx__array_as_fn(fn, s);
+  if ((s = nx_array_host(dt, shape, rank, &r))) return nx__fail_as(fn, s);
   /* A fresh array no one else holds: its fill is done before it is written. */
   if ((s = nx_buffer_wait(r->b, NX_ACCESS_WRITE))) {
     nx_array_free(r);

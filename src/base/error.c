@@ -2,6 +2,7 @@
 /* The thread-local error message and the status names. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -18,6 +19,13 @@ int nx__fail(int status, const char *fmt, ...) {
 }
 
 const char *nx_error_message(void) { return message; }
+
+int nx__fail_as(const char *fn, int status) {
+  if (status >= 0 || strstr(message, fn)) return status;
+  char inner[sizeof message];
+  snprintf(inner, sizeof inner, "%s", message);
+  return nx__fail(status, "%s: %s", fn, inner);
+}
 
 const char *nx_status_name(int s) {
   switch (s) {

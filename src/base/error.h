@@ -16,4 +16,10 @@
    failure is one return statement. */
 int nx__fail(int status, const char *fmt, ...) NX__PRINTF(2, 3);
 
+/* nx__fail_as(fn, status) is status, its message prefixed "fn: " where a
+   function fn called failed under its own name (a negative status whose
+   message does not name fn), so that a refusal names the function the
+   caller called. */
+int nx__fail_as(const char *fn, int status);
+
 #endif

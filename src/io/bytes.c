@@ -71,15 +71,6 @@ int nx__io_host_dense(const nx_array *a, nx_array **copy, const nx_array **src) 
   return s;
 }
 
-int nx__io_name_fn(int s, const char *fn) {
-  if (s < 0 && !strstr(nx_error_message(), fn)) {
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", nx_error_message());
-    return nx__fail(s, "%s: %s", fn, msg);
-  }
-  return s;
-}
-
 int nx__io_array_bytes(const nx_array *a, bool npy, nx__io_put_fn put, void *ctx, const char *fn) {
   nx_array *copy;
   const nx_array *src;
@@ -89,5 +80,5 @@ int nx__io_array_bytes(const nx_array *a, bool npy, nx__io_put_fn put, void *ctx
     s = nx_array_read(src, emit, &c);
   }
   nx_array_free(copy);
-  return nx__io_name_fn(s, fn);
+  return nx__fail_as(fn, s);
 }

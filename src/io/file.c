@@ -3,8 +3,8 @@
    parsed tensors and metadata, and the accessors. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

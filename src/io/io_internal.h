@@ -79,9 +79,6 @@ int nx__io_array_bytes(const nx_array *a, bool npy, nx__io_put_fn put, void *ctx
    made). 0 or a status. */
 int nx__io_host_dense(const nx_array *a, nx_array **copy, const nx_array **src);
 
-/* s, with the message prefixed by fn where it does not name fn yet. */
-int nx__io_name_fn(int s, const char *fn);
-
 /* Whether the n bytes at p are strict UTF-8 (no overlong forms, surrogates
    or code points past U+10FFFF), and the length of the longest prefix of
    p's n bytes of at most max bytes that splits no character (utf8.c). */

@@ -201,7 +201,8 @@ int nx__safetensors_parse(nx_io_file *f, const char *fn) {
   json_error_t err;
   json_t *root = json_loadb((const char *)h, (size_t)n, JSON_REJECT_DUPLICATES, &err);
   enum json_error_code code = root ? json_error_unknown : json_error_code(&err);
-  if (code == json_error_null_character || code == json_error_null_byte_in_key) /* the reference takes it; a C string cannot */
+  /* \u0000: the reference takes it, a C string cannot hold it */
+  if (code == json_error_null_character || code == json_error_null_byte_in_key)
     return nx__fail(NX_EINVAL, "%s: %s: the header holds \\u0000 in a string at byte %d, which nx's names and "
                                "metadata (C strings) cannot hold", fn, f->path, err.position);
   if (!root) return BAD_JSON("%s at byte %d", fn, f->path, err.text, err.position);

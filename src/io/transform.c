@@ -92,14 +92,14 @@ int nx__io_transform_run(const nx_array *a, nx_dtype to, nx_io_transform_fn f, v
   nx_array *copy;
   const nx_array *src;
   int s = nx__io_host_dense(a, &copy, &src);
-  if (s != 0) return nx__io_name_fn(s, fn);
+  if (s != 0) return nx__fail_as(fn, s);
   job j = {.bits_out = nx_dtype_bits(to), .count = nx_layout_count(nx_array_layout(src)), .f = f, .ctx = ctx,
            .fd = fd, .at = at, .mem = mem};
   atomic_init(&j.status, 0);
   atomic_init(&j.err, 0);
   s = nx_array_read(src, run_read, &j);
   nx_array_free(copy);
-  if (s != 0) return nx__io_name_fn(s, fn);
+  if (s != 0) return nx__fail_as(fn, s);
   s = atomic_load(&j.status);
   int e = atomic_load(&j.err);
   if (s == NX_EIO && e)

@@ -74,10 +74,10 @@ int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value) {
   if (w->fmt != NX_IO_SAFETENSORS)
     return nx__fail(NX_EINVAL, "%s: %s: a .%s file has no metadata", fn, w->path, nx_io_format_name(w->fmt));
   if (!*key) return nx__fail(NX_EINVAL, "%s: %s: an empty key", fn, w->path);
-  if (!nx__io_utf8_valid((const uint8_t *)key, (int64_t)strlen(key)) ||
-      !nx__io_utf8_valid((const uint8_t *)value, (int64_t)strlen(value)))
+  bool key_ok = nx__io_utf8_valid((const uint8_t *)key, (int64_t)strlen(key));
+  if (!key_ok || !nx__io_utf8_valid((const uint8_t *)value, (int64_t)strlen(value)))
     return nx__fail(NX_EINVAL, "%s: %s: the %s of key '%s' is not UTF-8, which JSON requires", fn, w->path,
-                    nx__io_utf8_valid((const uint8_t *)key, (int64_t)strlen(key)) ? "value" : "name", key);
+                    key_ok ? "value" : "name", key);
   for (int i = 0; i < w->nmeta; i++)
     if (!strcmp(w->meta[i].key, key)) return nx__fail(NX_EINVAL, "%s: %s: key '%s' is already added", fn, w->path, key);
   if (w->nmeta == w->meta_cap) {
@@ -192,7 +192,7 @@ static int make_in_memory(nx_io_writer *w) {
     struct made m = {it, w->path};
     int s = nx_array_host(it->dt, l->extent, l->rank, &out);
     if (s == 0 && (s = nx_array_write(out, make_write, &m)) != 0) nx_array_free(out);
-    if (s != 0) return nx__io_name_fn(s, "nx_io_writer_commit");
+    if (s != 0) return nx__fail_as("nx_io_writer_commit", s);
     nx_array_free(it->a);
     it->a = out;
     it->f = NULL;

@@ -2,8 +2,6 @@
 /* Assembly into fresh arrays: pad, cat, contiguous. Each makes its result
    and copies its parts into views of it (nx_move_shrink), so the parts go
    through the door and the engine as nx_copy does. */
-#include <string.h>
-
 #include "api.h"
 
 /* z's view over [start, start + extent) of each axis of x's shape. */
@@ -51,8 +49,7 @@ int nx_pad_new(nx_array **z, nx_array *x, const int64_t *before, const int64_t *
   if (s) return s;
   if ((s = nx_fill(r, v)) || (s = place(name, r, x, before))) {
     nx_array_free(r);
-    return s < 0 && strncmp(nx_error_message(), name, sizeof name - 1) ? nx__fail(s, "%s: %s", name, nx_error_message())
-                                                                      : s;
+    return nx__fail_as(name, s);
   }
   *z = r;
   return 0;

@@ -93,3 +93,8 @@ int nx_scheme_reduced(const nx_scheme *sc, const char **why) {
   *why = sc->red_why;
   return sc->red != NULL;
 }
+
+void nx__scheme_failure_text(int rc, const char *who, char *buf, size_t cap) {
+  if (*nx_error_message()) snprintf(buf, cap, "%s", nx_error_message());
+  else snprintf(buf, cap, "%s failed (status %d) without a message", who, rc);
+}

@@ -386,9 +386,8 @@ int nx_scheme_check_definition(nx_shape_session *s, const char *name, int (*bloc
   nx__fail(0, "%s", ""); /* so that a failure of the block's own, without a message, is not told by an older one */
   int rc = block(ctx, s);
   char msg[1200];
-  if (rc && *nx_error_message()) snprintf(msg, sizeof msg, "%s", nx_error_message());
-  else if (rc) snprintf(msg, sizeof msg, "the block failed (status %d) without a message", rc);
-  else msg[0] = 0;
+  msg[0] = 0;
+  if (rc) nx__scheme_failure_text(rc, "the block", msg, sizeof msg);
   s->rec = rec;
   window = outer;
   nx__rewind_restore(s, w);

@@ -250,6 +250,11 @@ const char *nx__scheme_id_label(nx_shape_session *s, const char *op, size_t nop,
 char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tensor *const *args, int n,
                        nx_tensor *const *results, int nres);
 
+/* The text of a failure rc of a user's callback (who: "the function", "the
+   block") into buf: its message, or, where it set none, that it set none
+   (scheme.c). The caller clears the message before the callback runs. */
+void nx__scheme_failure_text(int rc, const char *who, char *buf, size_t cap);
+
 /* scheme_stats.c: the process-wide statistics. */
 void nx__scheme_count(int kind, int64_t constraints, int64_t ns); /* kind: 0 trace, 1 inst, 2 check, 3 body */
 int64_t nx__scheme_now_ns(void);

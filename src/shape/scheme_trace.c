@@ -164,8 +164,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   if (!rc) {
     nx__fail(0, "%s", ""); /* so that a failure of f's own, without a message, is not told by an older one */
     rc = f(ctx, s, argv, n, res, &nres);
-    if (rc && *nx_error_message()) snprintf(what, sizeof what, "%s", nx_error_message());
-    else if (rc) snprintf(what, sizeof what, "the function failed (status %d) without a message", rc);
+    if (rc) nx__scheme_failure_text(rc, "the function", what, sizeof what);
     if (rc && !s->tainted && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers; /* not a shape error */
   }
   if (s->stage > 1) {

@@ -183,7 +183,8 @@ static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double 
   }
   int r = 0;
   const nx_layout *la = nx_array_layout(xa), *lb = nx_array_layout(xb);
-  bool cxa = nx_dtype_kind(nx_array_dtype(xa)) == NX_KIND_COMPLEX, cxb = nx_dtype_kind(nx_array_dtype(xb)) == NX_KIND_COMPLEX;
+  bool cxa = nx_dtype_kind(nx_array_dtype(xa)) == NX_KIND_COMPLEX;
+  bool cxb = nx_dtype_kind(nx_array_dtype(xb)) == NX_KIND_COMPLEX;
   bool same = la->rank == lb->rank;
   for (int j = 0; same && j < la->rank; j++) same = la->extent[j] == lb->extent[j];
   if (!same || cxa != cxb) {

@@ -228,18 +228,14 @@ int nx_cmd_show(int argc, char **argv) {
     /* FILE:NAME, where either may hold colons: the longest FILE that
        exists, else the cut at the last colon (whose open then says what
        is missing) */
-    char *colon = strrchr(path, ':'), *cut = colon;
-    while (cut) {
-      *cut = 0;
-      bool found = access(path, F_OK) == 0;
-      *cut = ':';
-      if (found) break;
-      char *prev = cut;
-      cut = NULL;
-      for (char *q = path; q < prev; q++)
-        if (*q == ':') cut = q;
-    }
-    if (!cut) cut = colon;
+    char *cut = NULL;
+    for (char *q = path + strlen(path); !cut && q-- > path;)
+      if (*q == ':') {
+        *q = 0;
+        if (access(path, F_OK) == 0) cut = q;
+        *q = ':';
+      }
+    if (!cut) cut = strrchr(path, ':');
     if (cut) {
       *cut = 0;
       name = cut + 1;
