@@ -2,7 +2,7 @@
 /* bench_cast: nx_cast on one thread over 16M elements, the hot pairs, beside
    memcpy of the same number of bytes. usage: bench_cast <dir>, where dir
    holds the inputs run_cast.py wrote (x32.bin, x64.bin: float32 and float64;
-   h16.bin, b16.bin: float16 and bfloat16 codes). Writes each result to
+   h16.bin, b16.bin: float16 and bfloat16 codes; i32.bin: int32). Writes each result to
    <dir>/out_<to>_<from>.bin for run_cast.py's cross-check and prints
    "name value" lines: ns per element of each cast, and memcpy's GB/s for
    the bytes it moves (read plus written); each cast and its memcpy
@@ -126,6 +126,9 @@ int main(int argc, char **argv) {
       {NX_FLOAT32, NX_FLOAT16, "h16.bin"},       {NX_FLOAT32, NX_BFLOAT16, "b16.bin"},
       {NX_FLOAT8_E4M3FN, NX_FLOAT64, "x64.bin"}, {NX_FLOAT8_E5M2, NX_FLOAT64, "x64.bin"},
       {NX_FLOAT4_E2M1FN, NX_FLOAT64, "x64.bin"}, {NX_FLOAT8_E4M3FN, NX_FLOAT32, "x32.bin"},
+      /* no target: the AVX512-FP16 paths where the CPU has them */
+      {NX_FLOAT16, NX_FLOAT64, "x64.bin"},       {NX_FLOAT64, NX_FLOAT16, "h16.bin"},
+      {NX_FLOAT16, NX_INT32, "i32.bin"},         {NX_INT32, NX_FLOAT16, "h16.bin"},
   };
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
     size_t sb = (size_t)N * (size_t)nx_dtype_bits_of(pairs[i].from) / 8;
@@ -146,7 +149,7 @@ int main(int argc, char **argv) {
     printf("cast_%s_ns %.4f\n", name, t * 1e9 / N);
     printf("cast_%s_gbs %.3f\n", name, (double)(sb + db) / t / 1e9);
     /* The paths of the lower instruction-set levels, for the record. */
-    static const char *levels[] = {"scalar", "avx2", "avx512", "avx512bf16"};
+    static const char *levels[NX__CAST_ISA_BEST] = {"scalar", "avx2", "avx512", "avx512bf16", "avx512fp16"};
     for (int l = NX__CAST_ISA_NONE; l < NX__CAST_ISA_BEST; l++)
       if (nx__cast_set_isa(l) == l) printf("level_%s_%s_ns %.4f\n", levels[l], name, best_of(run_cast, &j) * 1e9 / N);
     nx__cast_set_isa(NX__CAST_ISA_BEST);

@@ -3,6 +3,8 @@
 #ifndef NX_KERNELS_CAST_INTERNAL_H
 #define NX_KERNELS_CAST_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "cast.h"
 
 /* Casts the n contiguous elements of `from` at position sp of src into `to` at
@@ -17,8 +19,21 @@ enum {
   NX__CAST_ISA_AVX2,    /* AVX2 and F16C */
   NX__CAST_ISA_AVX512,  /* AVX-512 F, BW, DQ and VL */
   NX__CAST_ISA_AVX512X, /* and AVX512-BF16 */
+  NX__CAST_ISA_AVX512FP, /* and AVX512-FP16 */
   NX__CAST_ISA_BEST
 };
+
+/* A vector loop of cast: n elements (a multiple of its block) from s to d,
+   both contiguous. */
+typedef void (*nx__cast_loop)(nx_u8 *d, const nx_u8 *s, int64_t n);
+
+/* Whether this CPU has AVX512-FP16 and this build its paths (cast_fp16.c). */
+bool nx__cast_has_fp16(void);
+
+/* The AVX512-FP16 loop of the pair (float16 to or from float64 and the 8- to
+   64-bit integers) and its block in *block, or NULL; only for a CPU where
+   nx__cast_has_fp16. */
+nx__cast_loop nx__cast_pick_fp16(int to, int from, int *block);
 
 /* Caps the level the vector paths use at `level` (NX__CAST_ISA_BEST: the
    CPU's own), so that tests reach every path on one machine; returns the

@@ -33,7 +33,7 @@
 #define T_BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")))
 #define RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 
-typedef void (*run_fn)(nx_u8 *d, const nx_u8 *s, int64_t n);
+typedef nx__cast_loop run_fn;
 
 /* Each loop of the 16-bit pairs in two versions: ordinary stores, and
    non-temporal ones (..._nt, d aligned to the vector), which write the
@@ -371,7 +371,9 @@ static bool has_f16c(void) {
 static int cpu_level_now(void) {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-    return __builtin_cpu_supports("avx512bf16") ? NX__CAST_ISA_AVX512X : NX__CAST_ISA_AVX512;
+    return !__builtin_cpu_supports("avx512bf16") ? NX__CAST_ISA_AVX512
+           : nx__cast_has_fp16()                 ? NX__CAST_ISA_AVX512FP
+                                                 : NX__CAST_ISA_AVX512X;
   if (__builtin_cpu_supports("avx2") && has_f16c()) return NX__CAST_ISA_AVX2;
   return NX__CAST_ISA_NONE;
 }
@@ -414,6 +416,10 @@ static run_fn pick(int to, int from, int *block, bool nt) {
   }
 #undef ST
   if (nt) return 0;
+  if (level >= NX__CAST_ISA_AVX512FP) {
+    run_fn f = nx__cast_pick_fp16(to, from, block);
+    if (f) return f;
+  }
   if (!v512 && v2) {
     *block = 16;
     switch (PAIR(to, from)) {

@@ -133,6 +133,16 @@ static void make_inputs(inputs *in, int from, size_t nrandom) {
         in_add(in, (base + (uint64_t)(int64_t)d) & mask, 0);
       }
     }
+  /* float16's: the midpoint after every integer it holds from 2048 (past
+     65504 too, where rounding up overflows) and the integers beside it. */
+  for (uint64_t c = 0x6800; c <= 0x7BFF; c++) {
+    double x = nx_dtype_load_bits(NX_FLOAT16, c), y = c < 0x7BFF ? nx_dtype_load_bits(NX_FLOAT16, c + 1) : 65536.0;
+    uint64_t mid = (uint64_t)(x + (y - x) / 2);
+    for (int d = -1; d <= 1; d++) {
+      in_add(in, (mid + (uint64_t)(int64_t)d) & mask, 0);
+      in_add(in, (0 - (mid + (uint64_t)(int64_t)d)) & mask, 0);
+    }
+  }
   for (size_t i = 0; i < nrandom; i++) {
     uint64_t r = splitmix64_next(&seed);
     in_add(in, r & mask, 0);

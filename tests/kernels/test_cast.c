@@ -52,7 +52,13 @@ typedef void (*cast_fn)(nx_dtype, void *, int64_t, int64_t, nx_dtype, const void
 static const int fast_pairs[][2] = {
     {NX_FLOAT32, NX_FLOAT16}, {NX_FLOAT16, NX_FLOAT32}, {NX_FLOAT32, NX_BFLOAT16}, {NX_BFLOAT16, NX_FLOAT32},
     {NX_FLOAT64, NX_FLOAT8_E4M3FN}, {NX_FLOAT64, NX_FLOAT8_E5M2}, {NX_FLOAT64, NX_FLOAT4_E2M1FN},
-    {NX_FLOAT32, NX_FLOAT8_E4M3FN}, {NX_FLOAT32, NX_FLOAT8_E5M2}, {NX_FLOAT32, NX_FLOAT4_E2M1FN}};
+    {NX_FLOAT32, NX_FLOAT8_E4M3FN}, {NX_FLOAT32, NX_FLOAT8_E5M2}, {NX_FLOAT32, NX_FLOAT4_E2M1FN},
+    /* AVX512-FP16's: float16 with float64 and the integers, both ways */
+    {NX_FLOAT64, NX_FLOAT16}, {NX_FLOAT16, NX_FLOAT64}, {NX_INT8, NX_FLOAT16}, {NX_FLOAT16, NX_INT8},
+    {NX_INT16, NX_FLOAT16}, {NX_FLOAT16, NX_INT16}, {NX_INT32, NX_FLOAT16}, {NX_FLOAT16, NX_INT32},
+    {NX_INT64, NX_FLOAT16}, {NX_FLOAT16, NX_INT64}, {NX_UINT8, NX_FLOAT16}, {NX_FLOAT16, NX_UINT8},
+    {NX_UINT16, NX_FLOAT16}, {NX_FLOAT16, NX_UINT16}, {NX_UINT32, NX_FLOAT16}, {NX_FLOAT16, NX_UINT32},
+    {NX_UINT64, NX_FLOAT16}, {NX_FLOAT16, NX_UINT64}};
 static int is_fast(int from, int to) {
   for (size_t i = 0; i < sizeof fast_pairs / sizeof fast_pairs[0]; i++)
     if (fast_pairs[i][0] == from && fast_pairs[i][1] == to) return 1;
@@ -214,7 +220,7 @@ int main(void) {
     /* Each lower instruction-set level's vector paths (AVX2's under
        flush-to-zero too, where it is not the best), and the best one's
        under flush-to-zero. */
-    static const char *names[] = {"no vector path", "AVX2", "AVX-512", "AVX-512 with BF16"};
+    static const char *names[] = {"no vector path", "AVX2", "AVX-512", "AVX-512 with BF16", "AVX-512 with BF16 and FP16"};
     for (int level = NX__CAST_ISA_NONE; level < NX__CAST_ISA_BEST; level++)
       if (nx__cast_set_isa(level) == level) {
         check_pairs_as(from, &use, nx__cast_run, names[level], 1, 0);
