@@ -184,7 +184,8 @@ NX_API int nx_scheme_op_shape_schemes(const nx_shape_session *s);
    carry leaves that pattern unschemed (the log says so, once per function
    and reason in the process). The descriptor's strings are copied.
    Fails with NX_EINVAL on a NULL argument, an empty name, a NULL body,
-   negative counts or more than 8 option parameters. */
+   negative counts, more than 8 option parameters or more than 63
+   parameters in all. */
 NX_API int nx_scheme_function_new(nx_shape_session *s, const nx_scheme_function *fn, nx_scheme_handle **h);
 
 /* nx_scheme_apply(h, application, args, opts, results, &nres) applies the

@@ -239,12 +239,14 @@ static int run_stage(nx_shape_session *s, int stage) {
 static int taint(nx_shape_session *s, const char *fn, int rc) {
   if (rc == NX_ENOMEM) return NOMEM(fn);
   s->tainted = true;
+  s->shape_errors++;
   snprintf(s->taint, sizeof s->taint, "%.500s", s->err);
   return nx__fail(rc, "%s: %s", fn, s->err);
 }
 
 int nx__shape_solve_checked(nx_shape_session *s, const char *fn, int stage) {
   if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
+  if (stage > 1) s->closings++;
   int rc = run_stage(s, stage);
   if (!rc) rc = nx__shape_subst_error(s, NULL); /* met outside a step, e.g. while printing */
   return rc ? taint(s, fn, rc) : 0;

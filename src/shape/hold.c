@@ -301,6 +301,7 @@ static int settle(nx_shape_session *s, nx__hold *h, int id, const nx__cons *c, i
    ones, including those woken during the round; stops at the first error. */
 int nx__shape_hold_round(nx_shape_session *s, nx__hold *h, bool full, int stage) {
   s->stage = stage;
+  if (stage > 1 && s->rec) s->forced_dims = true;
   h->round += 1;
   h->heap.n = 0;
   nx__ivec *seq = &h->seq;

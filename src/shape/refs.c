@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tensor_internal.h"
+#include "../base/alloc.h"
 
 enum { UNSET, DIM, ROW };
 
@@ -29,7 +30,16 @@ typedef struct {
 struct nx_shape_ref {
   const char *label;
   const ref_state *st;
+  int64_t serial; /* the session's count of references before it: made outside a trace when below its floor */
 };
+
+/* Made outside the trace now recording, if one is. */
+static bool outside(const nx_shape_session *s, const nx_shape_ref *r) { return s->ref_rec && r->serial < s->ref_floor; }
+
+/* Setting such a reference: the trace refuses it once its function returns. */
+static void note_set(nx_shape_session *s, const nx_shape_ref *a, const nx_shape_ref *b) {
+  if (outside(s, a) || (b && outside(s, b))) s->set_outside_ref = true;
+}
 
 static const ref_state unset;
 
@@ -48,6 +58,7 @@ nx_shape_ref *nx_shape_ref_new(nx_shape_session *s, const char *label) {
   nx_shape_ref *r = nx__shape_alloc(s, sizeof *r);
   if (!r || !(r->label = nx__shape_strdup(s, label))) return nx__fail(NX_ENOMEM, "nx_shape_ref_new: out of memory"), NULL;
   r->st = &unset;
+  r->serial = s->nrefs_made++;
   return r;
 }
 
@@ -87,7 +98,7 @@ int nx_shape_ref_value(nx_shape_session *s, const nx_shape_ref *r, int64_t *size
    OCANNL's origins: "set_dim" from label to label when an einsum binds a
    reference with a size (binding), else "Shape.set_dim Dim" or "Shape.set_dim
    Row" from the label to the size. */
-static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n, bool binding) {
+static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n, bool binding, bool solve) {
   if (r->st->kind == UNSET) return 0;
   if (s->tainted) return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint);
   char num[24];
@@ -100,7 +111,7 @@ static int apply(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t n
     const nx_dim *v = nx_dim_solved(s, n, NULL);
     rc = v ? nx_shape_add_dim_eq(s, r->st->dim, v, &o) : NX_ENOMEM;
   } else rc = nx_shape_add_total_elems(s, &r->st->row, 1, n, &o);
-  if (!rc) rc = nx_shape_solve(s, 1);
+  if (!rc && solve) rc = nx_shape_solve(s, 1);
   return rc == NX_ENOMEM ? nx__fail(rc, "%s: out of memory", fn) : nx__shape_fail_as(fn, rc);
 }
 
@@ -117,11 +128,12 @@ static int set_dim(nx_shape_session *s, const char *fn, nx_shape_ref *r, int64_t
   x.has_size = true;
   x.size = n;
   if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-  return apply(s, fn, r, n, false);
+  return apply(s, fn, r, n, false, true);
 }
 
 int nx_shape_ref_set_dim(nx_shape_session *s, nx_shape_ref *r, int64_t size) {
   if (!s || !r) return nx__fail(NX_EINVAL, "nx_shape_ref_set_dim: NULL argument");
+  note_set(s, r, NULL);
   return set_dim(s, "nx_shape_ref_set_dim", r, size);
 }
 
@@ -130,6 +142,7 @@ static const nx_row *row_of(const nx_shape_ref *r) { return r->st->row; }
 int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b) {
   static const char *fn = "nx_shape_ref_set_equal";
   if (!s || !a || !b) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+  note_set(s, a, b);
   int64_t x = 0, y = 0;
   bool ka = known(s, a, &x), kb = known(s, b, &y);
   if (ka && kb) {
@@ -159,6 +172,7 @@ int nx_shape_ref_set_equal(nx_shape_session *s, nx_shape_ref *a, nx_shape_ref *b
 int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *large, nx_shape_ref *small) {
   static const char *fn = "nx_shape_ref_set_scale";
   if (!s || !large || !small) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+  note_set(s, large, small);
   if (factor < 1) return nx__fail(NX_EINVAL, "%s: Shape.set_scale: factor must be >= 1, got %lld", fn, (long long)factor);
   if (large->st->kind == ROW || small->st->kind == ROW)
     return nx__fail(NX_EINVAL, "%s: Shape.set_scale: requires two dimension variables; got at least one row variable "
@@ -208,21 +222,37 @@ static int einsum_refs(nx_shape_session *s, const char *fn, bool block, const ch
   if (rc) return rc;
   for (int i = 0; i < nrefs; i++) {
     nx_shape_ref *r = opt->refs[i];
-    int64_t size = 0;
-    bool k = known(s, r, &size);
     const nx_dim *d = nx_tensor_spec_dim(t, r->label);
     const nx_row *row = d ? NULL : nx_tensor_spec_row(t, r->label);
     if (!d && !row)
       return nx__fail(NX_EINVAL, "%s: Variable %s not found in environments for spec: %s", fn, r->label, spec);
-    ref_state x = *r->st;
-    x.kind = d ? DIM : ROW;
-    x.dim = d;
-    x.row = row;
-    if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
-    if (k && (rc = apply(s, fn, r, size, true))) return rc;
+    if ((rc = nx__shape_ref_bind(s, fn, r, d, row, true))) return rc;
   }
   *out = t;
   return 0;
+}
+
+int nx__shape_ref_bind(nx_shape_session *s, const char *fn, nx_shape_ref *r, const nx_dim *dim, const nx_row *row,
+                       bool solve) {
+  int64_t size = 0;
+  bool k = known(s, r, &size);
+  bool carried = outside(s, r);
+  if (carried) { /* the scheme's input: each application binds it, with the size it knows then */
+    nx__refvec *v = s->ref_rec;
+    if (v->n == v->cap) {
+      int cap = v->cap ? 2 * v->cap : 8;
+      nx__refbind *p = nx__realloc(v->p, (size_t)cap * sizeof *p);
+      if (!p) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+      v->p = p, v->cap = cap;
+    }
+    v->p[v->n++] = (nx__refbind){r, dim, row};
+  }
+  ref_state x = *r->st;
+  x.kind = dim ? DIM : ROW;
+  x.dim = dim;
+  x.row = row;
+  if (!update(s, r, x)) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
+  return k && !carried ? apply(s, fn, r, size, true, solve) : 0;
 }
 
 int nx_tensor_einsum_ex(nx_shape_session *s, const char *spec, const nx_einsum_options *opt,

@@ -64,6 +64,7 @@ void nx_scheme_free(nx_scheme *sc) {
   nx__free(sc->results);
   nx__free(sc->res_rows);
   nx__free(sc->fixed_open);
+  nx__free(sc->refbinds);
   nx_scheme_free(sc->red);
   nx__scheme_memo_free(sc->memo);
   nx__free(sc);

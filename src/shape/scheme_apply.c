@@ -197,9 +197,11 @@ static int replay(inst *x, const nx__scons *k) {
 }
 
 /* The scheme reads a fixed variable that was open at the trace and that a
-   closing since left open: no shape holds it, so its state is gone. */
+   closing since left open: no shape holds it, so its state is gone. A
+   closing is any solve past stage 1 since the trace, however many
+   constructions followed it (each solves at stage 1 again). */
 bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
-  if (!sc->open_fixed || !sc->traced_open || s->stage <= 1) return false;
+  if (!sc->open_fixed || s->closings == sc->closings) return false;
   for (int i = 0; i < sc->nfixed_open; i++) {
     int v = sc->fixed_open[i];
     if (NX__VARR(s, v)->is_row ? nx__shape_rsub(s, nx__shape_row_of_var(s, v))->var != 0
@@ -251,6 +253,14 @@ static int build_and_push(inst *x, const nx_scheme *own, nx_tensor *const *args,
   for (int i = 0; i < sc->ncons; i++) {
     int rc = sc->cons[i].kind == NX__C_BATCH_END ? nx__shape_run(s, 1) : replay(x, &sc->cons[i]);
     if (!rc && sc->cons[i].kind == NX__C_BATCH_END) rc = nx__shape_subst_error(s, NULL);
+    if (rc) return rc;
+  }
+  /* the references made before the trace that the body binds, bound
+     again: each with the size it knows now */
+  for (int i = 0; i < sc->nrefbinds; i++) {
+    int rc = nx__shape_ref_bind(s, "nx_scheme_instantiate", sc->refbinds[i].r,
+                                sc->refbinds[i].dim >= 0 ? x->dims[sc->refbinds[i].dim] : NULL,
+                                sc->refbinds[i].dim >= 0 ? NULL : x->rows[sc->refbinds[i].row], false);
     if (rc) return rc;
   }
   for (int j = 0; j < sc->nres; j++) {
@@ -388,6 +398,7 @@ static int instantiate_as(nx_shape_session *s, const nx_scheme *sc, const char *
   if (rc) {
     if (rc == NX_ENOMEM) return nx__fail(NX_ENOMEM, "%sout of memory", prefix);
     s->tainted = true; /* as a failed construction taints it */
+    s->shape_errors++;
     snprintf(s->taint, sizeof s->taint, "%.200s%.300s", prefix, s->err);
     return nx__fail(NX_EINVAL, "%s%s", prefix, s->err);
   }

@@ -125,6 +125,8 @@ static int copy_dims(nx__copier *c, const nx_dim *const *d, int n) {
   return at;
 }
 
+int nx__scheme_copy_dim(nx__copier *c, const nx_dim *d) { return copy_dim(c, d); }
+
 int nx__scheme_copy_row(nx__copier *c, const nx_row *r) {
   int i = nx__scheme_pmap_find(&c->rows, r);
   if (i >= 0) return i;

@@ -222,6 +222,9 @@ int nx_scheme_function_new(nx_shape_session *s, const nx_scheme_function *fn, nx
     return nx__fail(NX_EINVAL, "nx_scheme_function_new: NULL argument");
   if (!*fn->name || fn->ntensors < 0 || fn->noptions < 0 || fn->noptions > 8)
     return nx__fail(NX_EINVAL, "nx_scheme_function_new: empty name, negative counts or more than 8 option parameters");
+  if (fn->ntensors + fn->noptions > 63) /* an application passes at most 63 */
+    return nx__fail(NX_EINVAL, "nx_scheme_function_new: %s: %d tensor and %d option parameters, more than 63 in all",
+                    fn->name, fn->ntensors, fn->noptions);
   for (int i = 0; i < fn->ntensors; i++)
     if (!fn->tensor_names[i]) return nx__fail(NX_EINVAL, "nx_scheme_function_new: tensor parameter %d has no name", i + 1);
   for (int i = 0; i < fn->noptions; i++)
@@ -314,6 +317,7 @@ static int check(nx_scheme_handle *h, const nx_scheme *sc, const char *app, nx_t
   if (!rc) return 0;
   if (rc != NX_ENOMEM) { /* an application that would fail: the session is tainted as the body would taint it */
     h->s->tainted = true;
+    h->s->shape_errors++;
     snprintf(h->s->taint, sizeof h->s->taint, "%.500s", msg);
   }
   return nx__fail(rc, "%s", msg);

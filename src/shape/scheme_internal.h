@@ -103,7 +103,7 @@ struct nx_scheme {
   char *text; /* to_string's */
   const nx_shape_session *session;
   bool open_fixed;  /* the scheme reads a fixed variable open at the trace */
-  bool traced_open; /* the session had not been closed at the trace */
+  int64_t closings; /* the session's closings (solves past stage 1) at the trace */
   nx__sdim *dims;
   int ndims, capdims;
   nx__srow *rows;
@@ -125,6 +125,9 @@ struct nx_scheme {
   int (*args)[3];      /* the tracing tensors' rows */
   nx__sresult *results;
   int (*res_rows)[3];  /* the results' rows */
+  struct { nx_shape_ref *r; int dim, row; } *refbinds; /* references made before the trace that it bound, in
+                                                          order, to a dim or a row of the tables (the other -1) */
+  int nrefbinds, caprefbinds;
   int *fixed_open;     /* the fixed variables open at the trace */
   int nfixed_open, capfixed_open;
   struct nx__spool *strings;
@@ -159,6 +162,8 @@ typedef struct {
 
 /* Row r's index in sc's rows (copied there once); c->nomem on out of memory. */
 int nx__scheme_copy_row(nx__copier *c, const nx_row *r);
+/* The same for dim d. */
+int nx__scheme_copy_dim(nx__copier *c, const nx_dim *d);
 /* Appends constraint k to sc's record. */
 void nx__scheme_copy_cons(nx__copier *c, const nx__cons *k);
 void nx__scheme_pmap_free(nx__pmap *m);

@@ -142,7 +142,7 @@ static bool reads_fixed(const nx_scheme *sc) {
 
 bool nx__scheme_memo_eligible(const nx_shape_session *s, const nx_scheme *sc, nx_tensor *const *args,
                               nx_tensor *const *results) {
-  if (!nx__scheme_memo_on || sc->red || sc->arity > NX__MEMO_MAXARGS) return false;
+  if (!nx__scheme_memo_on || sc->red || sc->arity > NX__MEMO_MAXARGS || sc->nrefbinds) return false;
   if (!sc->memo_checked) {
     nx_scheme *own = (nx_scheme *)sc; /* a property of the record, found once */
     own->memo_fixed = reads_fixed(sc);

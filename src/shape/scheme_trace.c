@@ -57,8 +57,8 @@ static int where_made(nx_shape_session *s, int T0, int n, const nx_tensor *t, nx
 
 /* Copies the record, the tensors and the flags into sc (the session still
    solved as the trace left it). */
-static int build(nx__copier *c, const nx__cvec *rec, int T0, nx_tensor *const *args, int n, nx_tensor *const *res,
-                 int nres) {
+static int build(nx__copier *c, const nx__cvec *rec, const nx__refvec *refs, int T0, nx_tensor *const *args, int n,
+                 nx_tensor *const *res, int nres) {
   nx_shape_session *s = c->s;
   nx_scheme *sc = c->sc;
   sc->args = nx__calloc((size_t)(n ? n : 1), sizeof *sc->args);
@@ -75,6 +75,13 @@ static int build(nx__copier *c, const nx__cvec *rec, int T0, nx_tensor *const *a
     nx__stensor x = nx__scheme_stensor(sc, t, sc->ntensors);
     for (int k = 0; k < 3; k++) x.rows[k] = nx__scheme_copy_row(c, t->rows[k]);
     sc->tensors[sc->ntensors++] = x;
+  }
+  for (int i = 0; i < refs->n; i++) {
+    if (NX__SGROW(sc, refbinds, nrefbinds, caprefbinds)) return NX_ENOMEM;
+    const nx__refbind *b = &refs->p[i];
+    sc->refbinds[sc->nrefbinds].r = b->r;
+    sc->refbinds[sc->nrefbinds].dim = b->dim ? nx__scheme_copy_dim(c, b->dim) : -1;
+    sc->refbinds[sc->nrefbinds++].row = b->dim ? -1 : nx__scheme_copy_row(c, b->row);
   }
   for (int j = 0; j < nres; j++) {
     where_made(s, T0, n, res[j], &sc->results[j]);
@@ -141,15 +148,21 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   memcpy(sc->label, label, strlen(label) + 1);
   sc->arity = n;
   sc->session = s;
-  sc->traced_open = s->stage <= 1;
+  sc->closings = s->closings;
   int W = s->nvars, T0 = s->tensors.n;
   nx__trace_at at = {.W = W, .T0 = T0, .U0 = s->nundo, .M0 = s->marks.n, .D0 = s->deferred.n,
                      .D0live = s->deferred.nlive};
   nx__cvec rec = {0};
   nx__cvec *prev = s->rec;
-  bool prev_forced = s->forced_proj;
+  bool prev_forced = s->forced_proj, prev_dims = s->forced_dims, prev_set = s->set_outside_ref;
+  int64_t errors0 = s->shape_errors, prev_floor = s->ref_floor;
+  nx__refvec refs = {0}, *prev_refs = s->ref_rec;
+  s->ref_rec = &refs;
+  s->ref_floor = s->nrefs_made;
+  s->set_outside_ref = false;
   s->rec = &rec;
   s->forced_proj = false;
+  s->forced_dims = false;
   s->stage = 1;
   nx_tensor *args[64], **argv = n <= 64 ? args : nx__malloc((size_t)n * sizeof *argv);
   int rc = argv ? 0 : NX_ENOMEM;
@@ -165,9 +178,11 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
     nx__fail(0, "%s", ""); /* so that a failure of f's own, without a message, is not told by an older one */
     rc = f(ctx, s, argv, n, res, &nres);
     if (rc) nx__scheme_failure_text(rc, "the function", what, sizeof what);
-    if (rc && !s->tainted && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers; /* not a shape error */
+    /* not a shape error: none tainted the session, nor was one rewound
+       (an inner trace's or check's) */
+    if (rc && !s->tainted && s->shape_errors == errors0 && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers;
   }
-  if (s->stage > 1) {
+  if (s->stage > 1 || s->forced_dims) {
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_force;
     snprintf(what, sizeof what, "the function forces dims (closing or a solve past stage 1): inference cannot close during a trace");
@@ -178,6 +193,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
                                 "inference cannot close during a trace");
   }
   s->forced_proj = prev_forced;
+  s->forced_dims = prev_dims;
   if (!rc && (nres < 1 || nres > NX_SCHEME_MAX_RESULTS)) {
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_tracers;
@@ -193,28 +209,34 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
     rc = NX_EINVAL;
     snprintf(what, sizeof what, "%s", s->err);
   }
-  if (!rc && sets_outside(&rec, W)) {
+  if (!rc && (sets_outside(&rec, W) || s->set_outside_ref)) {
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_set;
-    snprintf(what, sizeof what, "set_dim on a capture reference made outside the function cannot be carried by a scheme");
+    snprintf(what, sizeof what, "set_dim on a capture reference made outside the function cannot be carried by a scheme"
+                                " (nx_tensor_set_dim, nx_shape_ref_set_dim, set_equal or set_scale)");
   }
   s->rec = prev;
+  s->ref_rec = prev_refs;
+  s->ref_floor = prev_floor;
+  s->set_outside_ref = prev_set;
   nx__copier c = {.sc = sc, .s = s, .W = W};
   if (!rc) {
     sc->nres = nres;
     c.gmap = nx__calloc((size_t)(s->nvars - W + 1), sizeof *c.gmap);
     c.seen = nx__calloc((size_t)W, sizeof *c.seen);
-    rc = c.gmap && c.seen ? build(&c, &rec, T0, argv, n, res, nres) : NX_ENOMEM;
+    rc = c.gmap && c.seen ? build(&c, &rec, &refs, T0, argv, n, res, nres) : NX_ENOMEM;
     if (rc == NX_EINVAL)
       snprintf(what, sizeof what, "the function made a dim or row beyond what a scheme holds (a concatenation of more "
                                   "than 64 parts, a row flank of more than 256 dims or a total over more than 64 rows)");
     if (!rc && !(sc->text = nx__scheme_print(s, sc, W, argv, n, res, nres))) rc = NX_ENOMEM;
     sc->nmade = sc->ntensors;
-    if (!rc) rc = nx__scheme_reduce(s, sc, &at, argv, n, res, nres);
+    if (!rc && sc->nrefbinds) sc->red_why = "the scheme binds references made before the trace";
+    else if (!rc) rc = nx__scheme_reduce(s, sc, &at, argv, n, res, nres);
     sc->open_fixed = sc->nfixed_open > 0;
   }
   int64_t ncons = rec.n;
   nx__free(rec.p);
+  nx__free(refs.p);
   nx__free(c.gmap);
   nx__free(c.seen);
   nx__scheme_pmap_free(&c.dims);
@@ -222,6 +244,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   nx__scheme_pmap_free(&c.strs);
   nx__scheme_pmap_free(&c.names);
   if (argv != args) nx__free(argv);
+  if (rc && !*carry && rc != NX_ENOMEM) s->shape_errors++; /* survives the rewind: an enclosing trace reads it */
   if (rc) return trace_fail(sc, s, w, rc, label, what);
   nx__rewind_restore(s, w);
   nx__rewind_free(w);

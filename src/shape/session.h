@@ -155,6 +155,14 @@ struct nx_shape_session {
   nx__cvec *rec; /* a trace's record: the constraints each solve takes from pending, each solve's
                     batch closed by a constraint of kind NX__C_BATCH_END (scheme_trace.c) */
   bool forced_proj; /* projections or padding were forced while a trace recorded */
+  int64_t nrefs_made; /* references made so far, each's serial (rewound with the state) */
+  int64_t ref_floor;  /* while a trace records: references of a serial below it were made outside it */
+  struct nx__refvec *ref_rec; /* while a trace records: the bindings of those references (refs.c) */
+  bool set_outside_ref; /* one of those references was set while a trace recorded */
+  int64_t closings; /* solves past stage 1 so far (rewound with the state they changed) */
+  bool forced_dims; /* a solve past stage 1 ran while a trace recorded (a later stage-1 solve lowers stage again) */
+  int64_t shape_errors; /* shape errors met, rewound ones included: never rewound, so that a trace
+                           tells an inner trace's or application's shape error from other failures */
   int op_mode;      /* the session's op_shape_schemes override plus 1; 0: none (scheme_fn.c) */
 };
 

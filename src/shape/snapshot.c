@@ -233,7 +233,8 @@ int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap
   s->queue.p = cur.queue.p, s->queue.cap = cur.queue.cap;
   s->marks = cur.marks, s->deferred = cur.deferred;
   /* settings and flags, not solver state: a restore keeps them */
-  s->op_mode = cur.op_mode, s->forced_proj = cur.forced_proj;
+  s->op_mode = cur.op_mode, s->forced_proj = cur.forced_proj, s->forced_dims = cur.forced_dims;
+  s->shape_errors = cur.shape_errors, s->set_outside_ref = cur.set_outside_ref;
   restore_hold(&s->marks, &snap->saved.marks, &snap->holds[0]);
   restore_hold(&s->deferred, &snap->saved.deferred, &snap->holds[1]);
   s->tensors.p = cur.tensors.p, s->tensors.cap = cur.tensors.cap;

@@ -424,6 +424,7 @@ static int drain(nx_shape_session *s, int stage) {
    variables changed, which are all that could decide differently. */
 int nx__shape_run(nx_shape_session *s, int stage) {
   s->stage = stage;
+  if (stage > 1 && s->rec) s->forced_dims = true; /* a trace refuses it once its function returns */
   if (s->rec) { /* a trace records what it solves, batch by batch */
     for (int i = 0; i < s->pending.n; i++)
       if (nx__shape_cvec_push(s->rec, &s->pending.p[i])) return NX_ENOMEM;

@@ -5,6 +5,29 @@
 
 #include "solver.h"
 
+/* ---- References and traces (refs.c) ---- */
+
+/* A binding of a reference made outside a recording trace, which the
+   trace's scheme carries: each application binds the reference again. */
+typedef struct {
+  nx_shape_ref *r;
+  const nx_dim *dim; /* the dim bound, or NULL and a row */
+  const nx_row *row;
+} nx__refbind;
+typedef struct nx__refvec {
+  nx__refbind *p;
+  int n, cap;
+} nx__refvec;
+
+/* Binds r to dim (or row), as an einsum binds a reference of its spec: a
+   size known on r is applied to it, solved at stage 1 if solve (else left
+   pending). Under a recording trace a reference made outside it is bound
+   but its size not applied: the binding goes to the trace's record
+   (s->ref_rec) for each application to make. fn names the caller in
+   messages. */
+int nx__shape_ref_bind(nx_shape_session *s, const char *fn, nx_shape_ref *r, const nx_dim *dim, const nx_row *row,
+                       bool solve);
+
 /* A spec's label environment: dim labels and row variable names. */
 typedef struct nx__spec_env {
   int ndims, nrows;

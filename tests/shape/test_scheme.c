@@ -271,6 +271,27 @@ static int set_outside(void *ctx, nx_shape_session *s, nx_tensor *const *a, int 
   return rc ? rc : nx_tensor_set_dim(s, ctx, 5);
 }
 
+/* closes, then goes on: a construction after the closing solves at stage 1
+   again, which must not hide the closing */
+static int forcing_then_op(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_tensor *h;
+  (void)ctx, (void)n;
+  *nr = 1;
+  int rc = nx_tensor_unary(s, "relu", a[0], &h);
+  if (!rc) rc = ctx ? nx_shape_solve(s, 3) : nx_shape_finish(s);
+  return rc ? rc : nx_tensor_unary(s, "neg", h, &r[0]);
+}
+
+/* traces an inner scheme whose body fails whatever its argument */
+static int nested_bad(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_scheme *inner = NULL;
+  (void)n;
+  *nr = 1;
+  int rc = nx_scheme_trace(s, "in", 1, add_shared, ctx, &inner);
+  nx_scheme_free(inner);
+  return rc ? rc : nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
 static int no_result(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
   (void)ctx, (void)s, (void)a, (void)n, (void)r;
   *nr = 0;
@@ -332,6 +353,13 @@ static void test_trace_errors(void) {
         "end-of-trace check");
   rc = nx_scheme_trace(S, "force", 1, forcing, NULL, &sc);
   CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme force: ", "forces dims"), "forcing");
+  rc = nx_scheme_trace(S, "force2", 1, forcing_then_op, NULL, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme force2: ", "forces dims"), "closing, then an operation");
+  rc = nx_scheme_trace(S, "force3", 1, forcing_then_op, "stage 3", &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme force3: ", "forces dims"), "a solve at stage 3, then an operation");
+  rc = nx_scheme_trace(S, "out", 1, nested_bad, p, &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme out: tracing the shape scheme in: ", "mismatch"),
+        "an inner trace's shape error, both prefixes");
   nx_tensor *known = param("known", "", "5");
   CHECK(nx_shape_finish(S) == 0, "closing before: %s", nx_error_message());
   int64_t before = nx_shape_dump(S, NULL, 0);
@@ -405,6 +433,20 @@ static void test_apply_errors(void) {
   r = NULL;
   CHECK(nx_scheme_instantiate(S, sc, NULL, &x, 1, &r, 1) == 0, "traced again: %s", nx_error_message());
   CHECK(val(S, free_dim) == 3, "the application binds the outside variable: %lld", (long long)val(S, free_dim));
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+
+  /* the same with the argument made after the closing (its construction
+     solves at stage 1 again): still a closing since the trace */
+  nx_shape_session_new(&S);
+  free_dim = nx_dim_var(S, "free");
+  sc = trace("g", 1, bind_free, (void *)free_dim);
+  CHECK(nx_shape_finish(S) == 0, "finish: %s", nx_error_message());
+  x = term("x", "", "", "3");
+  r = NULL;
+  rc = nx_scheme_instantiate(S, sc, NULL, &x, 1, &r, 1);
+  CHECK(rc == NX_EINVAL && prefixed("applying the shape scheme g to x: ", "trace again"),
+        "open state after closing, argument made after it");
   nx_scheme_free(sc);
   nx_shape_session_free(S);
 }
@@ -748,7 +790,111 @@ static void test_long_application(void) {
   nx_shape_session_free(S);
 }
 
+/* ---- references made before the trace (nx_shape_ref) ---- */
+
+/* binds the reference ctx to its einsum's output axis c */
+static int bind_ref(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  nx_shape_ref *ref = ctx;
+  (void)n;
+  *nr = 1;
+  nx_einsum_options o = {.nrefs = 1, .refs = &ref};
+  return nx_tensor_einsum_ex(s, "...|...->c => ...|...->c", &o, a, 1, &r[0]);
+}
+
+typedef struct { nx_shape_ref *a, *b; int how; } ref_set;
+
+/* sets a reference: ctx's a (made before the trace) by set_dim, set_equal
+   or set_scale with b; how 3: a reference made inside, which is carried */
+static int set_ref(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  ref_set *c = ctx;
+  (void)n;
+  *nr = 1;
+  r[0] = a[0];
+  switch (c->how) {
+  case 0: return nx_shape_ref_set_dim(s, c->a, 5);
+  case 1: return nx_shape_ref_set_equal(s, c->a, c->b);
+  case 2: return nx_shape_ref_set_scale(s, 2, c->a, c->b);
+  default: {
+    nx_shape_ref *in = nx_shape_ref_new(s, "c");
+    nx_einsum_options o = {.nrefs = 1, .refs = &in};
+    int rc = nx_tensor_einsum_ex(s, "...|...->c => ...|...->c", &o, a, 1, &r[0]);
+    return rc ? rc : nx_shape_ref_set_dim(s, in, 5);
+  }
+  }
+}
+
+static void test_refs(void) {
+  /* an application binds the reference as the body would */
+  nx_shape_session_new(&S);
+  nx_shape_ref *ref = nx_shape_ref_new(S, "c");
+  nx_scheme *sc = trace("bind", 1, bind_ref, ref);
+  int64_t v = 0;
+  CHECK(nx_shape_ref_value(S, ref, &v) == NX_NONE, "the trace left the reference unbound");
+  nx_tensor *x = term("x", "", "", "7"), *y = NULL;
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x, 1, &y, 1) == 0, "instantiate: %s", nx_error_message());
+  CHECK(nx_shape_finish(S) == 0 && nx_shape_ref_value(S, ref, &v) == 0 && v == 7, "bound to the application's axis: %lld",
+        (long long)v);
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+
+  /* its state at the application: a size set after the trace */
+  nx_shape_session_new(&S);
+  ref = nx_shape_ref_new(S, "c");
+  sc = trace("bind", 1, bind_ref, ref);
+  CHECK(nx_shape_ref_set_dim(S, ref, 7) == 0, "set_dim after the trace: %s", nx_error_message());
+  x = term("x", "", "", "9");
+  y = NULL;
+  int rc = nx_scheme_instantiate(S, sc, NULL, &x, 1, &y, 1);
+  CHECK(rc == NX_EINVAL && prefixed("applying the shape scheme bind to x: ", "mismatch (9_default vs 7_default)"),
+        "the size set since is applied, as the body applies it");
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+  nx_shape_session_new(&S);
+  ref = nx_shape_ref_new(S, "c");
+  sc = trace("bind", 1, bind_ref, ref);
+  CHECK(nx_shape_ref_set_dim(S, ref, 7) == 0, "set_dim after the trace: %s", nx_error_message());
+  x = term("x", "", "", NULL);
+  y = NULL;
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x, 1, &y, 1) == 0 && nx_shape_finish(S) == 0, "instantiate: %s",
+        nx_error_message());
+  char b[64];
+  nx_tensor_to_string(S, x, NX_SHAPE_STYLE_SIZE, b, sizeof b);
+  CHECK(!strcmp(b, "7"), "the argument gets the reference's size: %s", b);
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+
+  /* setting a reference made outside f: refused, each way */
+  static const char *ways[] = {"set_dim", "set_equal", "set_scale"};
+  for (int how = 0; how < 3; how++) {
+    nx_shape_session_new(&S);
+    ref_set c = {nx_shape_ref_new(S, "c"), nx_shape_ref_new(S, "d"), how};
+    nx_tensor *t = term("t", "", "", NULL), *u;
+    nx_einsum_options o = {.nrefs = 2, .refs = (nx_shape_ref *[]){c.a, c.b}};
+    CHECK(nx_tensor_einsum_ex(S, "...|...->c,d => ...|...->c,d", &o, &t, 1, &u) == 0, "bound: %s", nx_error_message());
+    sc = NULL;
+    rc = nx_scheme_trace(S, "set", 1, set_ref, &c, &sc);
+    CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme set: ", "capture reference made outside"), "%s refused",
+          ways[how]);
+    int64_t before = nx_shape_dump(S, NULL, 0);
+    CHECK(nx_shape_ref_value(S, c.a, &v) == NX_NONE && before > 0, "%s: the trace left the reference as it was", ways[how]);
+    nx_shape_session_free(S);
+  }
+  /* one made inside f is f's own */
+  nx_shape_session_new(&S);
+  ref_set c = {NULL, NULL, 3};
+  sc = trace("own", 1, set_ref, &c);
+  x = term("x", "", "", NULL);
+  y = NULL;
+  CHECK(nx_scheme_instantiate(S, sc, NULL, &x, 1, &y, 1) == 0 && nx_shape_finish(S) == 0, "instantiate: %s",
+        nx_error_message());
+  nx_tensor_to_string(S, y, NX_SHAPE_STYLE_SIZE, b, sizeof b);
+  CHECK(!strcmp(b, "5"), "a reference made inside is set per application: %s", b);
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+}
+
 int main(void) {
+  test_refs();
   test_long_label();
   test_long_application();
   test_made_labels();

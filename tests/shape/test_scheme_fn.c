@@ -238,6 +238,22 @@ static void test_stale(void) {
   nx_scheme_session_op_shape_schemes(S, -1);
   nx_scheme_handle_free(h);
   nx_shape_session_free(S);
+
+  /* the argument made after the closing: stale all the same */
+  nx_shape_session_new(&S);
+  events[0] = 0;
+  free_dim = nx_dim_var(S, "free");
+  h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "closure: %s", nx_error_message());
+  CHECK(nx_shape_finish(S) == 0, "finish");
+  x = term("x", "", "", "3");
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_ON);
+  CHECK(nx_scheme_apply(h, NULL, &x, NULL, r, &nr) == 0, "apply after closing: %s", nx_error_message());
+  CHECK(!strcmp(events, "Traced(binder) Traced(binder) Checked(binder) "), "re-traced when stale, argument made after the closing: %s", events);
+  CHECK(val(S, free_dim) == 3, "bound: %lld", (long long)val(S, free_dim));
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
 }
 
 /* ---- errors at the trace ---- */
@@ -249,6 +265,25 @@ static int bad_shared(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_te
   return o[0] ? nx_tensor_binary(s, "+", p[0], p[1], &r[0]) : nx_tensor_unary(s, "relu", a[0], &r[0]);
 }
 
+/* builds, at its unit stage, the function above, whose unit stage fails */
+static int outer_of_bad(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  (void)o;
+  nx_scheme_function inner = {"bad", 1, X, 1, PQ, true, bad_shared, ctx};
+  nx_scheme_handle *h = NULL;
+  int rc = nx_scheme_function_new(s, &inner, &h);
+  nx_scheme_handle_free(h);
+  *nr = 1;
+  return rc ? rc : nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
+static int define_outer_of_bad(void *ctx, nx_shape_session *s) {
+  nx_scheme_function outer = {"outer", 1, X, 0, NULL, true, outer_of_bad, ctx};
+  nx_scheme_handle *h = NULL;
+  int rc = nx_scheme_function_new(s, &outer, &h);
+  nx_scheme_handle_free(h);
+  return rc;
+}
+
 static void test_trace_error(void) {
   nx_shape_session_new(&S);
   nx_tensor *p[2];
@@ -258,10 +293,28 @@ static void test_trace_error(void) {
   int rc = nx_scheme_function_new(S, &f, &h);
   CHECK(rc == NX_EINVAL && h == (nx_scheme_handle *)1 && !strncmp(nx_error_message(), "tracing the shape scheme bad [p]: ", 34),
         "an argument-independent error at the unit stage: %s", nx_error_message());
+  /* the same error a level down: a shape error still, not a body that
+     cannot run on tracers (the inner trace's rewind undid its taint) */
+  nx_scheme_function outer = {"outer", 1, X, 0, NULL, true, outer_of_bad, p};
+  h = (nx_scheme_handle *)1;
+  rc = nx_scheme_function_new(S, &outer, &h);
+  CHECK(rc == NX_EINVAL && h == (nx_scheme_handle *)1 &&
+            !strncmp(nx_error_message(), "tracing the shape scheme outer: tracing the shape scheme bad [p]: ", 66),
+        "an inner unit stage's error: %s", nx_error_message());
+  char *labels[8];
+  int nlabels = -1;
+  rc = nx_scheme_check_definition(S, "def", define_outer_of_bad, p, labels, 8, &nlabels);
+  CHECK(rc == NX_EINVAL && !strncmp(nx_error_message(),
+                                    "checking the definition def: tracing the shape scheme outer: tracing the shape scheme bad [p]: ", 95),
+        "check_definition finds it: %s", nx_error_message());
   nx_scheme_function g = {"", 1, X, 0, NULL, true, block, NULL};
   CHECK(nx_scheme_function_new(S, &g, &h) == NX_EINVAL, "empty name");
   g.name = "g", g.noptions = 9;
   CHECK(nx_scheme_function_new(S, &g, &h) == NX_EINVAL, "too many options");
+  static const char *const many[64] = {"x"};
+  g.noptions = 0, g.tensor_names = many, g.ntensors = 64;
+  CHECK(nx_scheme_function_new(S, &g, &h) == NX_EINVAL && strstr(nx_error_message(), "more than 63 in all"),
+        "too many parameters: %s", nx_error_message());
   nx_shape_session_free(S);
 }
 
