@@ -141,6 +141,39 @@ check(rc == 0, "--as bfloat16: %s" % e)
 if rc == 0:
     d = dict(safetensors.deserialize(open(path("bf.safetensors"), "rb").read()))
     check(d["arr"]["dtype"] in ("BF16", "bfloat16") and bytes(d["arr"]["data"]) == x.tobytes(), "raw <V2 as bfloat16")
+# without --as the raw codes are no numbers: convert, show and diff refuse
+for args in (("convert", path("bf.npy"), path("bf2.safetensors"), "--to", "bfloat16"), ("show", path("bf.npy")),
+             ("diff", path("bf.npy"), path("bf.npy"))):
+    rc, o, e = nx(*args)
+    check(rc == 1 and "holds raw 16-bit elements" in e and "--as" in e, "%s of a raw tensor without --as: %s %s" % (args[0], rc, e))
+# ml_dtypes' 4-bit formats, one element per byte (|V1 or <V1): --as reads them
+for t, vals in ((ml_dtypes.int4, [-1, 1, -6, 5, 0, 7, -8]), (ml_dtypes.uint4, [1, 15, 0, 7, 3]),
+                (ml_dtypes.float4_e2m1fn, [-1, 1, -6, 0.5, 0, 3, -0.0])):
+    x = np.array(vals, dtype=t)
+    np.save(path("q4.npy"), x)
+    name = t.__name__
+    # through float32 and back: each value read from its byte's low nibble
+    rc, o, e = nx("convert", path("q4.npy"), path("q4f.npy"), "--as", name, "--to", "float32")
+    y = np.load(path("q4f.npy")) if rc == 0 else None
+    check(y is not None and same_bits(x.astype(np.float32), y), "%s via --as: %s %s" % (name, y, e))
+    rc, o, e = nx("convert", path("q4.npy"), path("q4b.npy"), "--as", name, "--to", name)
+    y = np.load(path("q4b.npy")).view(t) if rc == 0 else None
+    check(y is not None and same_bits(x.view(np.uint8) & 0xF, y.view(np.uint8) & 0xF), "%s kept: %s %s" % (name, y, e))
+
+# ---- nx diff: integers compared exactly (past 2^53 too), a complex element counted once
+np.save(path("i1.npy"), np.array([2**60, 5, -2**62], np.int64))
+np.save(path("i2.npy"), np.array([2**60 + 1, 5, -2**62 + 1], np.int64))
+np.save(path("u1.npy"), np.array([2**64 - 1], np.uint64))
+np.save(path("u2.npy"), np.array([2**64 - 2], np.uint64))
+np.save(path("c1.npy"), np.array([1 + 1j, 2, 3], np.complex64))
+np.save(path("c2.npy"), np.array([1 + 2j, 2, 3], np.complex64))
+for a, b, n, differ in (("i1", "i2", 3, 2), ("u1", "u2", 1, 1), ("i1", "i1", 3, 0), ("c1", "c2", 3, 1)):
+    rc, o, e = nx("diff", path(a + ".npy"), path(b + ".npy"), "--json")
+    d = json.loads(o) if o.strip() else {}
+    check(rc == (1 if differ else 0) and d.get("elements") == n and d.get("differ") == differ,
+          "diff %s %s: %d of %d differ: %s %s" % (a, b, differ, n, o, e))
+    if a == "c1" and d:
+        check(abs(d["rms"] - (1 / 3) ** 0.5) < 1e-12 and d["max_abs"] == 1, "complex diff by modulus: %s" % o)
 
 # ---- np.savez and np.savez_compressed (ZIP64 local headers), nx reads
 for save in (np.savez, np.savez_compressed):

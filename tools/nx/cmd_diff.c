@@ -4,7 +4,10 @@
    units in the last place of the coarser format. Both sides are brought to
    float64 by nx_cast (exact for every dtype nx has but int64 and uint64
    past 2^53), scales multiplied back by nx_mul; the measures are one plain
-   pass over the doubles, which no kernel computes. */
+   pass over the doubles, which no kernel computes. Two integer tensors
+   without scales are compared exactly instead, through int64 and uint64
+   (a difference past 2^53 still counts). A complex element is one
+   element: it differs when a part does, by the modulus of the difference. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -54,46 +57,101 @@ static double ulp_at(const stats *st, double x) {
   return ldexp(st->scale, e - st->fb);
 }
 
+/* An element that differs from its peer by d (> 0, infinite for NaN
+   against a number), of magnitude a, whose ulp is taken at at. */
+static void differs(stats *st, double a, double at, double d) {
+  st->differ++;
+  if (d > st->max_abs) st->max_abs = d;
+  if (a != 0 && d / a > st->max_rel) st->max_rel = d / a;
+  st->sum_sq += d * d;
+  double u = d / ulp_at(st, at);
+  st->hist[u <= 0.5 ? 1 : u <= 1 ? 2 : u <= 2 ? 3 : u <= 4 ? 4 : 5]++;
+}
+
+static bool same_value(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
 static void measure(stats *st, double a, double b) {
   st->n++;
-  if (a == b || (isnan(a) && isnan(b))) {
+  if (same_value(a, b)) {
     st->hist[0]++;
     return;
   }
-  st->differ++;
   double d = fabs(a - b);
-  if (isnan(d)) d = INFINITY;
-  if (d > st->max_abs) st->max_abs = d;
-  if (a != 0 && d / fabs(a) > st->max_rel) st->max_rel = d / fabs(a);
-  st->sum_sq += d * d;
-  double u = d / ulp_at(st, a);
-  st->hist[u <= 0.5 ? 1 : u <= 1 ? 2 : u <= 2 ? 3 : u <= 4 ? 4 : 5]++;
+  differs(st, fabs(a), a, isnan(d) ? INFINITY : d);
+}
+
+/* A complex element, a and b its (re, im) pairs. */
+static void measure_complex(stats *st, const double *a, const double *b) {
+  st->n++;
+  if (same_value(a[0], b[0]) && same_value(a[1], b[1])) {
+    st->hist[0]++;
+    return;
+  }
+  double d = hypot(a[0] - b[0], a[1] - b[1]);
+  differs(st, hypot(a[0], a[1]), fmax(fabs(a[0]), fabs(a[1])), isnan(d) ? INFINITY : d);
+}
+
+/* Two integers, each signed or not as its flag says, compared exactly. */
+static void measure_int(stats *st, uint64_t a, bool sa, uint64_t b, bool sb) {
+  st->n++;
+  bool na = sa && (int64_t)a < 0, nb = sb && (int64_t)b < 0;
+  uint64_t ma = na ? 0 - a : a, mb = nb ? 0 - b : b; /* magnitudes */
+  if (na == nb && ma == mb) {
+    st->hist[0]++;
+    return;
+  }
+  /* |a - b|: the magnitudes' difference on one side of zero, their sum
+     (as a double, which may round) across it */
+  double d = na == nb ? (double)(ma > mb ? ma - mb : mb - ma) : (double)ma + (double)mb;
+  differs(st, (double)ma, (double)ma, d);
 }
 
 struct pass {
   stats *st;
-  const double *a;
+  const void *a;
   int64_t n;
+  int kind;    /* 0 doubles, 1 complex pairs of doubles, 2 64-bit integers */
+  bool sa, sb; /* kind 2: whether each side is signed */
 };
 
 static int inner(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
   (void)dt;
   struct pass *p = ctx;
-  const double *b = (const double *)base + l->offset;
-  for (int64_t k = 0; k < p->n; k++) measure(p->st, p->a[k], b[k]);
+  if (p->kind == 2) {
+    const uint64_t *a = p->a, *b = (const uint64_t *)base + l->offset;
+    for (int64_t k = 0; k < p->n; k++) measure_int(p->st, a[k], p->sa, b[k], p->sb);
+    return 0;
+  }
+  const double *a = p->a, *b = (const double *)base + l->offset;
+  if (p->kind == 1)
+    for (int64_t k = 0; k + 1 < p->n; k += 2) measure_complex(p->st, a + k, b + k);
+  else
+    for (int64_t k = 0; k < p->n; k++) measure(p->st, a[k], b[k]);
   return 0;
 }
 
 struct outer_ctx {
   stats *st;
   nx_array *b;
+  int kind;
+  bool sa, sb;
 };
 
 static int outer(void *ctx, const void *base, nx_dtype dt, const nx_layout *l) {
-  (void)dt;
   struct outer_ctx *c = ctx;
-  struct pass p = {c->st, (const double *)base + l->offset, nx_layout_count(l)};
+  size_t w = (size_t)nx_dtype_bits(dt) / 8;
+  struct pass p = {c->st, (const char *)base + (size_t)l->offset * w, nx_layout_count(l), c->kind, c->sa, c->sb};
   return nx_array_read(c->b, inner, &p);
+}
+
+static bool is_integer(nx_dtype d) {
+  return nx_dtype_kind(d) == NX_KIND_SIGNED || nx_dtype_kind(d) == NX_KIND_UNSIGNED;
+}
+
+/* x as int64 (signed) or uint64: a fresh C-contiguous array. */
+static int as_ints(nx_array *x, nx_array **out) {
+  *out = NULL;
+  return nx_cast_new(out, nx_dtype_kind(nx_array_dtype(x)) == NX_KIND_SIGNED ? NX_INT64 : NX_UINT64, x);
 }
 
 /* x as float64 values, times scale: a fresh C-contiguous array (complex
@@ -185,6 +243,7 @@ static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double 
   const nx_layout *la = nx_array_layout(xa), *lb = nx_array_layout(xb);
   bool cxa = nx_dtype_kind(nx_array_dtype(xa)) == NX_KIND_COMPLEX;
   bool cxb = nx_dtype_kind(nx_array_dtype(xb)) == NX_KIND_COMPLEX;
+  bool exact = is_integer(nx_array_dtype(xa)) && is_integer(nx_array_dtype(xb)) && sa == 1 && sb == 1;
   bool same = la->rank == lb->rank;
   for (int j = 0; same && j < la->rank; j++) same = la->extent[j] == lb->extent[j];
   if (!same || cxa != cxb) {
@@ -192,13 +251,14 @@ static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double 
     printf("%-24s %s differ: %s and %s\n", ta->name, same ? "kinds (complex and real)" : "shapes",
            nx_array_describe(xa, d1, sizeof d1), nx_array_describe(xb, d2, sizeof d2));
     r = 1;
-  } else if (as_doubles(xa, sa, &da) != 0 || as_doubles(xb, sb, &db) != 0) {
+  } else if (exact ? as_ints(xa, &da) != 0 || as_ints(xb, &db) != 0
+                   : as_doubles(xa, sa, &da) != 0 || as_doubles(xb, sb, &db) != 0) {
     r = -1;
     nx_tool_fail(cmd, "tensor '%s': %s", ta->name, nx_error_message());
   } else {
     stats st = {0};
     coarser(&st, nx_array_dtype(xa), nx_array_dtype(xb), sa, sb);
-    struct outer_ctx c = {&st, db};
+    struct outer_ctx c = {&st, db, exact ? 2 : cxa, nx_array_dtype(da) == NX_INT64, nx_array_dtype(db) == NX_INT64};
     if (nx_array_read(da, outer, &c) != 0) {
       r = -1;
       nx_tool_fail(cmd, "tensor '%s': %s", ta->name, nx_error_message());

@@ -81,10 +81,39 @@ int nx_tool_scale_of(const char *cmd, nx_io_file *f, int i, double *scale) {
   return s ? -1 : 0;
 }
 
+/* Raw bytes, one element per byte, as ml_dtypes stores its 4-bit formats:
+   each element the low nibble of its byte (ml_dtypes reads no other bit),
+   into a fresh array of the 4-bit dtype as. */
+static int unpack4(const char *cmd, nx_io_file *f, const nx_io_tensor *t, nx_dtype as, nx_array **a) {
+  int64_t n = 1;
+  for (int k = 0; k < t->rank; k++) n *= t->shape[k];
+  nx_value *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+  int s = v ? nx_array_to_array(*a, v, n) : -1;
+  for (int64_t k = 0; s == 0 && k < n; k++) {
+    unsigned c = (unsigned)v[k].u & 0xF;
+    if (as == NX_FLOAT4_E2M1FN) v[k].f = nx_dtype_load_bits(NX_FLOAT4_E2M1FN, c);
+    else if (as == NX_INT4) v[k].i = c >= 8 ? (int64_t)c - 16 : (int64_t)c;
+    else v[k].u = c;
+  }
+  nx_array *r = NULL;
+  if (s == 0) s = nx_array_of_array(as, t->shape, t->rank, v, n, &r);
+  free(v);
+  nx_array_free(*a);
+  *a = r;
+  if (s != 0) return nx_tool_fail(cmd, "%s: tensor '%s': %s", nx_io_file_path(f), t->name, v ? nx_error_message() : "out of memory");
+  return 0;
+}
+
 int nx_tool_load(const char *cmd, nx_io_file *f, int i, int as, nx_array **a) {
   const nx_io_tensor *t = nx_io_file_tensor(f, i);
+  if (t->raw && as < 0) /* numbers of the raw bytes would be silently wrong: the file does not say the format */
+    return nx_tool_fail(cmd, "%s: tensor '%s' holds raw %d-bit elements (%s) of a format the file does not name: "
+                        "give --as DTYPE (%s)", nx_io_file_path(f), t->name, nx_dtype_bits(t->dtype), t->type,
+                        nx_dtype_bits(t->dtype) == 16 ? "bfloat16 or float16, as numpy saves them"
+                                                      : "float8_e4m3fn, float8_e5m2, int4, uint4 or float4_e2m1fn");
   if (nx_io_load(f, i, a) != 0) return nx_tool_fail(cmd, "%s", nx_error_message());
   if (as < 0 || !t->raw) return 0;
+  if (nx_dtype_bits((nx_dtype)as) == 4 && nx_dtype_bits(t->dtype) == 8) return unpack4(cmd, f, t, (nx_dtype)as, a);
   if (nx_dtype_bits((nx_dtype)as) != nx_dtype_bits(t->dtype)) {
     nx_array_free(*a);
     return nx_tool_fail(cmd, "%s: tensor '%s' holds raw %d-bit elements (%s), and %s is %d bits", nx_io_file_path(f),

@@ -34,8 +34,10 @@ bool nx_tool_is_scale(nx_io_file *f, int i);
    -1 with a message printed. */
 int nx_tool_scale_of(const char *cmd, nx_io_file *f, int i, double *scale);
 
-/* Loads tensor i, reinterpreting a raw tensor as `as` where as >= 0 (the
-   same width): 0, or NX_EXIT_FAILED with the message printed. */
+/* Loads tensor i, reinterpreting a raw tensor as `as` (the same width, or a
+   4-bit dtype from one element per byte, ml_dtypes' storage of them): 0,
+   or NX_EXIT_FAILED with the message printed, a raw tensor without `as`
+   (as < 0) included. */
 int nx_tool_load(const char *cmd, nx_io_file *f, int i, int as, nx_array **a);
 
 /* Calls fn(ctx, k, x) for each element of a in C order (k its C-order rank),
