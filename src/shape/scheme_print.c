@@ -294,14 +294,16 @@ char *nx__scheme_print(nx_shape_session *s, const nx_scheme *sc, int W, nx_tenso
     collect(&p);
     reach(&p);
     eliminate(&p);
-    put(&b, "%s :", sc->label);
+    /* the seed's "<label> : <arguments> => <results>" to the letter, each
+       list joined by ", ": no argument leaves two spaces */
+    put(&b, "%s : ", sc->label);
     for (int i = 0; i < n; i++) {
-      put(&b, i ? ", " : " ");
+      if (i) put(&b, ", ");
       shape_put(&p, args[i], &b);
     }
-    put(&b, " =>");
+    put(&b, " => ");
     for (int j = 0; j < nres; j++) {
-      put(&b, j ? ", " : " ");
+      if (j) put(&b, ", ");
       shape_put(&p, results[j], &b);
     }
     for (int pass = 0; pass < 3; pass++)

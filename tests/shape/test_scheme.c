@@ -122,8 +122,18 @@ static nx_scheme *trace(const char *label, int n, nx_scheme_fn f, void *ctx) {
   return sc;
 }
 
+/* no argument: a parameter made inside, returned */
+static int make_param(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)a, (void)n;
+  *nr = 1;
+  return nx_tensor_param(s, "p", "", "3", &r[0]);
+}
+
 static void test_printed(void) {
   nx_shape_session_new(&S);
+  nx_scheme *z = trace("zero", 0, make_param, NULL);
+  CHECK(!strcmp(text(z), "zero :  => ()|()->3"), "no argument: the template's two spaces: '%s'", text(z));
+  nx_scheme_free(z);
   shared2 lin = {param("w", NULL, "10"), param("b", "", "10")};
   nx_scheme *sc = trace("linear", 1, linear, &lin);
   CHECK(!strcmp(text(sc), "linear : ..'a..|..'b..->..'c.. => ..'d..|..'e..->..'f..,10\n"
