@@ -104,8 +104,18 @@ static int value(cur *c, uint32_t ty, text *t, int depth) {
     const char *p = NULL;
     uint64_t n;
     int s = str(c, &p, &n, "a string value");
-    if (s == 0 && t) put(t, "%.*s", (int)nx__io_utf8_cut(p, (size_t)n, 256), p); /* whole characters */
-    return s;
+    if (s != 0 || !t) return s;
+    int len = (int)nx__io_utf8_cut(p, (size_t)n, 256); /* whole characters */
+    if (!depth) {
+      put(t, "%.*s", len, p);
+      return 0;
+    }
+    /* in an array, quoted (a quote or backslash escaped), so that a comma
+       inside a string or an empty one can be told */
+    put(t, "\"");
+    for (int k = 0; k < len; k++) put(t, p[k] == '"' || p[k] == '\\' ? "\\%c" : "%c", p[k]);
+    put(t, "\"");
+    return 0;
   }
   if (ty == 9) {
     uint32_t et;

@@ -263,6 +263,8 @@ w = gguf.GGUFWriter(path("m.gguf"), "llama")
 w.add_uint32("answer", 42)
 w.add_string("name", "tiny")
 w.add_array("list", [1, 2, 3])
+w.add_array("words", ["a", "b,c", "", 'say "hi"'])
+w.add_string("lines", "one\ntwo")
 gx = {"f32": sample("<f4", (3, 8)), "f16": sample("<f2", (2, 4)), "i8": sample("<i1", (5,)), "i32": sample("<i4", (2, 2)),
       "f64": sample("<f8", (3,))}
 for k, v in gx.items():
@@ -280,6 +282,11 @@ if rc == 0:
     check(t["q"]["type"] == "Q8_0" and t["q"]["dtype"] is None and t["q"]["shape"] == [2, 32], "Q8_0 listed: %s" % t["q"])
     check(t["f32"]["shape"] == [3, 8] and info["metadata"]["answer"] == "42" and info["metadata"]["name"] == "tiny",
           "gguf shapes in C order and metadata: %s" % info)
+    check(info["metadata"]["list"] == "[1, 2, 3] (3 values)" and
+          info["metadata"]["words"] == '["a", "b,c", "", "say \\"hi\\""] (4 values)',
+          "gguf arrays, strings in them quoted: %r %r" % (info["metadata"]["list"], info["metadata"]["words"]))
+rc, o, e = nx("info", path("m.gguf"))
+check(rc == 0 and "  lines: one\\ntwo\n" in o, "a line break in a value shown escaped, one pair a line: %r" % o)
 for name, v in gx.items():
     rc, o, e = nx("convert", path("m.gguf"), path("g.npz"), "--only", name, "--to", str(v.dtype) if v.dtype != np.float16 else "float16")
     check(rc == 0 and same_bits(v, np.load(path("g.npz"))[name]), "gguf %s read bit for bit: %s" % (name, e))

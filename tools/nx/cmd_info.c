@@ -77,7 +77,12 @@ static void table(nx_io_file *f) {
   for (int i = 0; i < nx_io_file_metadata_count(f); i++) {
     const char *k, *v;
     nx_io_file_metadata(f, i, &k, &v);
-    printf("  %s: %s\n", k, v);
+    printf("  %s: ", k);
+    /* one pair a line: a line break or tab inside a value is shown escaped */
+    for (const char *c = v; *c; c++)
+      if (*c == '\n' || *c == '\r' || *c == '\t') printf("\\%c", *c == '\n' ? 'n' : *c == '\r' ? 'r' : 't');
+      else putchar(*c);
+    putchar('\n');
   }
   printf("%d tensors, %lld bytes of data\n", nx_io_file_count(f), (long long)total);
 }
