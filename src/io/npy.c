@@ -84,22 +84,45 @@ static bool int_lit(lex *x, int64_t *v) {
   return true;
 }
 
+/* numpy's other spellings of the same dtypes, which its reader takes (other
+   writers use them): a type character, a name, or a descr without its byte
+   order (native: little-endian, as on every host nx builds for). The
+   canonical "<kind><bytes>" form of d into out, or d itself. */
+static const char *canonical(const char *d, char *out, size_t cap) {
+  static const struct { const char *from, *to; } names[] = {
+      {"?", "|b1"},         {"b", "|i1"},         {"B", "|u1"},         {"h", "<i2"},        {"H", "<u2"},
+      {"i", "<i4"},         {"I", "<u4"},         {"l", "<i8"},         {"L", "<u8"},        {"q", "<i8"},
+      {"Q", "<u8"},         {"e", "<f2"},         {"f", "<f4"},         {"d", "<f8"},        {"F", "<c8"},
+      {"D", "<c16"},        {"bool", "|b1"},      {"int8", "|i1"},      {"uint8", "|u1"},    {"int16", "<i2"},
+      {"uint16", "<u2"},    {"int32", "<i4"},     {"uint32", "<u4"},    {"int64", "<i8"},    {"uint64", "<u8"},
+      {"float16", "<f2"},   {"float32", "<f4"},   {"float64", "<f8"},   {"complex64", "<c8"}, {"complex128", "<c16"}};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (!strcmp(d, names[k].from)) return names[k].to;
+  if (strchr("biufcV", d[0]) && d[0] && d[1] >= '0' && d[1] <= '9') {
+    snprintf(out, cap, "=%s", d);
+    return out;
+  }
+  return d;
+}
+
 /* The descr's dtype: 0, or a refusal naming what it is. */
-static int descr_dtype(const char *d, nx__npy_header *h, const char *fn, const char *where) {
+static int descr_dtype(const char *given, nx__npy_header *h, const char *fn, const char *where) {
+  char buf[64];
+  const char *d = canonical(given, buf, sizeof buf);
   size_t n = strlen(d);
   char order = d[0];
   if (n < 3 || (order != '<' && order != '>' && order != '|' && order != '='))
-    return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is not a numeric dtype nx reads", fn, where, d);
+    return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is not a numeric dtype nx reads", fn, where, given);
   char kind = d[1];
   int64_t bytes = 0;
   for (size_t k = 2; k < n; k++) {
     if (d[k] < '0' || d[k] > '9' || bytes > 1000)
       return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is not a numeric dtype nx reads (dates, units and structured "
-                                 "dtypes are refused)", fn, where, d);
+                                 "dtypes are refused)", fn, where, given);
     bytes = bytes * 10 + (d[k] - '0');
   }
   if (kind == 'O')
-    return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is an object dtype (a pickle), which nx refuses", fn, where, d);
+    return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is an object dtype (a pickle), which nx refuses", fn, where, given);
   if (kind == 'V' && (bytes == 1 || bytes == 2)) {
     h->t.dtype = bytes == 1 ? NX_UINT8 : NX_UINT16;
     h->t.raw = true;
@@ -113,8 +136,11 @@ static int descr_dtype(const char *d, nx__npy_header *h, const char *fn, const c
       h->t.big_endian = order == '>' && bytes > 1;
       return 0;
     }
+  if (strchr("biufc", kind))
+    return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is a numeric dtype of %lld bytes, which nx has no dtype for", fn,
+                    where, given, (long long)bytes);
   return nx__fail(NX_EINVAL, "%s: %s: descr '%s' is not a numeric dtype nx reads (object, string, date, void "
-                             "and structured dtypes are refused)", fn, where, d);
+                             "and structured dtypes are refused)", fn, where, given);
 }
 
 int nx__npy_header_parse(const uint8_t *p, int64_t n, nx__npy_header *h, const char *fn, const char *where) {

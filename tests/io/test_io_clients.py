@@ -160,6 +160,25 @@ for t, vals in ((ml_dtypes.int4, [-1, 1, -6, 5, 0, 7, -8]), (ml_dtypes.uint4, [1
     y = np.load(path("q4b.npy")).view(t) if rc == 0 else None
     check(y is not None and same_bits(x.view(np.uint8) & 0xF, y.view(np.uint8) & 0xF), "%s kept: %s %s" % (name, y, e))
 
+# ---- descrs other writers use, which numpy's reader takes: type characters,
+# names, no byte order; np.load's values are the reference
+def npy_with(descr, data):
+    d = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, len(data) // np.dtype(descr).itemsize)
+    d += " " * (63 - (10 + len(d)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) + d.encode() + data
+for descr in ("f4", "?", "float32", "d", "int16", "B", "u8", "c8", "e"):
+    data = sample(np.dtype(descr).str, (6,)).tobytes()
+    with open(path("d.npy"), "wb") as fh:
+        fh.write(npy_with(descr, data))
+    want = np.load(path("d.npy"))
+    name = "bool" if want.dtype == np.bool_ else str(want.dtype)
+    rc, o, e = nx("convert", path("d.npy"), path("d2.npy"), "--to", name)
+    check(rc == 0 and same_bits(want, np.load(path("d2.npy"))), "descr %r read as numpy reads it: %s" % (descr, e))
+with open(path("d.npy"), "wb") as fh:
+    fh.write(npy_with("<f16", b"\0" * 32))
+rc, o, e = nx("info", path("d.npy"))
+check(rc == 1 and "of 16 bytes, which nx has no dtype for" in e, "long double named as such: %s" % e)
+
 # ---- nx diff: integers compared exactly (past 2^53 too), a complex element counted once
 np.save(path("i1.npy"), np.array([2**60, 5, -2**62], np.int64))
 np.save(path("i2.npy"), np.array([2**60 + 1, 5, -2**62 + 1], np.int64))
