@@ -98,6 +98,14 @@ int nx__npz_parse(nx_io_file *f, const char *fn) {
     zip_stat_t st;
     if (zip_stat_index(f->zip, (zip_uint64_t)i, 0, &st) != 0)
       return nx__fail(NX_EINVAL, "%s: %s: entry %lld: %s", fn, f->path, (long long)i, zip_strerror(f->zip));
+    /* An ASCII name is its bytes, control bytes included, as Python's
+       zipfile (numpy's) reads it; libzip's guess would map those through
+       CP437's glyphs. Other names as libzip decodes them: UTF-8 where the
+       entry says so, else CP437, as zipfile does. */
+    const char *raw = zip_get_name(f->zip, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
+    bool ascii = raw != NULL;
+    for (const char *c = raw; ascii && *c; c++) ascii = (unsigned char)*c < 0x80;
+    if (ascii) st.name = raw;
     size_t len = strlen(st.name);
     char where[600];
     snprintf(where, sizeof where, "%s:%s", f->path, st.name);

@@ -179,6 +179,13 @@ with open(path("d.npy"), "wb") as fh:
 rc, o, e = nx("info", path("d.npy"))
 check(rc == 1 and "of 16 bytes, which nx has no dtype for" in e, "long double named as such: %s" % e)
 
+# ---- .npz entry names as numpy's zipfile reads them: an ASCII name with a
+# control byte is its bytes; a non-ASCII one UTF-8
+np.savez(path("names.npz"), **{"e\x01f": np.arange(3, dtype=np.int32), "caf\u00e9": np.ones(2, np.float32)})
+rc, o, e = nx("info", "--json", path("names.npz"))
+names = sorted(t["name"] for t in json.loads(o)["tensors"]) if rc == 0 else []
+check(names == sorted(np.load(path("names.npz")).files), "npz names as numpy reads them: %r %s" % (names, e))
+
 # ---- nx diff: integers compared exactly (past 2^53 too), a complex element counted once
 np.save(path("i1.npy"), np.array([2**60, 5, -2**62], np.int64))
 np.save(path("i2.npy"), np.array([2**60 + 1, 5, -2**62 + 1], np.int64))
