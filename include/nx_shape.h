@@ -59,7 +59,10 @@ enum nx_shape_stage { NX_SHAPE_STAGE1 = 1, NX_SHAPE_STAGE2, NX_SHAPE_STAGE3, NX_
 
 /* The printing styles of OCANNL's to_string_hum: sizes (`1|784->10,5`), axis
    numbers in the layout and sizes (`0:1|3:784->1:10,2:5`), bases only
-   (`default|default->default`), and projection ids with sizes. */
+   (`default|default->default`), and sizes with projection ids (`width=32p1`:
+   the id the latest nx_shape_projections over the tensor gave the axis; an
+   axis without one prints its size alone). A variable prints as `$id` or
+   `$id:name` in every style. */
 enum nx_shape_style { NX_SHAPE_STYLE_SIZE, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE, NX_SHAPE_STYLE_ONLY_BASES, NX_SHAPE_STYLE_PROJECTION_AND_SIZE };
 
 /* Where a constraint comes from: the operation (may be NULL) and the two
@@ -697,8 +700,14 @@ NX_API int nx_shape_finish(nx_shape_session *s);
 
 /* nx_tensor_to_string(s, t, style, buf, cap) writes t's shape under the
    current solution as OCANNL's to_string_hum does: rows joined by `|` and
-   `->`, an empty batch or input row left out; a solved dim as its size, or
-   `label=size` for a user basis; a variable as `$id` or `$id:name`; and
+   `->`, an empty batch or input row left out; each dim as OCANNL's
+   dim_to_string: a solved dim as its size, or `label=size` for a user basis
+   (its basis in NX_SHAPE_STYLE_ONLY_BASES), followed by `p<id>` in
+   NX_SHAPE_STYLE_PROJECTION_AND_SIZE once projections gave it an id; a
+   variable as `$id` or `$id:name` in every style; an affine dim as
+   `stride*over+offset` and a convolution as
+   `conv(stride*over+offset+dilation*kernel)` (a stride or dilation of 1 and
+   an offset of 0 left out); a concatenation as `(a^b)`; and
    returns the length. Fails with NX_EINVAL on a NULL s or t, a NULL buf
    with cap > 0, an unknown style, or a cap too small for the text and its
    NUL. */
@@ -751,7 +760,10 @@ typedef struct nx_shape_index {
    concatenated axis, or an operation needing more padding on an axis of a
    tensor whose padding is resolved (nx_tensor_resolve_padding); NX_ENOMEM
    if memory runs out. On success it raises the padding of the operation's
-   tensors (nx_tensor_padding). */
+   tensors (nx_tensor_padding) and gives each of their axes a fresh
+   projection id (the result's first, then each operand's, rows in the
+   order batch, input, output), which NX_SHAPE_STYLE_PROJECTION_AND_SIZE
+   prints. */
 NX_API int nx_shape_projections(nx_shape_session *s, const nx_tensor *t, const nx_shape_proj **p);
 
 /* nx_proj_iter_count(p) is the number of iterators; nx_proj_iter_size(p,

@@ -344,12 +344,18 @@ void nx__shape_put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
   if (n > 0) *len += (size_t)n;
 }
 
-/* Prints d as nx_tensor_to_string does: size, label=size, $id[:name],
-   stride*over+offset, conv(...), (a^b). */
-void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
+/* Prints d as OCANNL's dim_to_string does: a solved dim as its size, or
+   label=size for a user basis (its basis alone when bases_only, OCANNL's
+   Only_bases); a variable as $id or $id:name in every style; an affine dim
+   as stride*over+offset, the stride left out when 1 and the offset when 0;
+   a convolution as conv(stride*over+offset+dilation*kernel), the dilation
+   left out when 1 and the padding never shown; a concatenation as (a^b). */
+void nx__shape_dim_put_as(nx_shape_session *s, const nx_dim *d, bool bases_only, char *buf, size_t cap, size_t *len) {
   switch (d->kind) {
   case NX__D_SOLVED:
-    if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST)) nx__shape_put(buf, cap, len, "%lld", (long long)d->d);
+    if (bases_only) nx__shape_put(buf, cap, len, "%s", d->basis);
+    else if (!strcmp(d->basis, NX_BASIS_DEFAULT) || !strcmp(d->basis, NX_BASIS_BCAST))
+      nx__shape_put(buf, cap, len, "%lld", (long long)d->d);
     else nx__shape_put(buf, cap, len, "%s=%lld", d->basis, (long long)d->d);
     return;
   case NX__D_VAR:
@@ -357,13 +363,14 @@ void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t c
     else nx__shape_put(buf, cap, len, "$%d", d->var);
     return;
   case NX__D_AFFINE:
-    if (d->kernel) nx__shape_put(buf, cap, len, "conv(%lld*", (long long)d->stride);
-    else if (d->stride != 1) nx__shape_put(buf, cap, len, "%lld*", (long long)d->stride);
-    nx__shape_dim_put(s, d->over, buf, cap, len);
+    if (d->kernel) nx__shape_put(buf, cap, len, "conv(");
+    if (d->stride != 1) nx__shape_put(buf, cap, len, "%lld*", (long long)d->stride);
+    nx__shape_dim_put_as(s, d->over, bases_only, buf, cap, len);
     if (d->offset) nx__shape_put(buf, cap, len, "+%lld", (long long)d->offset);
     if (d->kernel) {
-      nx__shape_put(buf, cap, len, ",");
-      nx__shape_dim_put(s, d->kernel, buf, cap, len);
+      nx__shape_put(buf, cap, len, "+");
+      if (d->dilation != 1) nx__shape_put(buf, cap, len, "%lld*", (long long)d->dilation);
+      nx__shape_dim_put_as(s, d->kernel, bases_only, buf, cap, len);
       nx__shape_put(buf, cap, len, ")");
     }
     return;
@@ -371,10 +378,14 @@ void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t c
     nx__shape_put(buf, cap, len, "(");
     for (int i = 0; i < d->nparts; i++) {
       if (i) nx__shape_put(buf, cap, len, "^");
-      nx__shape_dim_put(s, d->parts[i], buf, cap, len);
+      nx__shape_dim_put_as(s, d->parts[i], bases_only, buf, cap, len);
     }
     nx__shape_put(buf, cap, len, ")");
   }
+}
+
+void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len) {
+  nx__shape_dim_put_as(s, d, false, buf, cap, len);
 }
 
 int nx__shape_dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap) {

@@ -79,8 +79,11 @@ void nx__shape_subst_fail(nx_shape_session *s, const char *fmt, ...) NX__PRINTF(
 void nx__shape_put(char *buf, size_t cap, size_t *len, const char *fmt, ...) NX__PRINTF(4, 5);
 /* Printing: the full length is returned (or added to *len) whatever cap. */
 int nx__shape_dim_print(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap);
-/* Appends d to buf at *len, never past cap; *len grows by d's full length. */
+/* Appends d to buf at *len, never past cap; *len grows by d's full length.
+   As OCANNL's dim_to_string: sizes (label=size for a user basis), or with
+   bases_only the bases of solved dims (its Only_bases style). */
 void nx__shape_dim_put(nx_shape_session *s, const nx_dim *d, char *buf, size_t cap, size_t *len);
+void nx__shape_dim_put_as(nx_shape_session *s, const nx_dim *d, bool bases_only, char *buf, size_t cap, size_t *len);
 int nx__shape_row_print(nx_shape_session *s, const nx_row *r, char *buf, size_t cap);
 
 #endif

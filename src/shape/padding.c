@@ -5,7 +5,12 @@
    layout order), until the tensor's padding is resolved (OCANNL: its memory
    laid out); then an operation needing more on some axis is an error,
    "Operation padding (left=L, right=R) exceeds resolved padding (left=l,
-   right=r)", and the padding no longer changes. */
+   right=r)", and the padding no longer changes. Each derivation also gives
+   every axis of the tensors it reads or writes a fresh projection id, as
+   OCANNL's fresh_proj_ids does (the result's axes first, then each
+   operand's, each shape's in the order batch, input, output), which
+   NX_SHAPE_STYLE_PROJECTION_AND_SIZE prints after the axis's size. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,15 +38,36 @@ static int64_t (*copy_of(nx_shape_session *s, const nx_tensor *t, int n))[2] {
   return c;
 }
 
-/* Replaces t's padding by lr (rank n, in the arena); false when memory
-   runs out. */
-static bool replace(nx_shape_session *s, nx_tensor *t, bool resolved, int n, int64_t (*lr)[2]) {
+/* Replaces t's padding by lr (rank n, in the arena) and its projection
+   ids by proj (may be NULL); false when memory runs out. */
+static bool replace(nx_shape_session *s, nx_tensor *t, bool resolved, int n, int64_t (*lr)[2], const int *proj) {
   nx__tpad *x = nx__shape_alloc(s, sizeof *x);
   if (!x || !lr) return false;
-  *x = (nx__tpad){.resolved = resolved, .rank = n, .lr = (const int64_t(*)[2])lr};
+  *x = (nx__tpad){.resolved = resolved, .rank = n, .lr = (const int64_t(*)[2])lr, .proj = proj};
   NX__LOG_FIELD(s, t->pad);
   t->pad = x;
   return true;
+}
+
+/* Fresh projection ids for t's n axes, by axis in layout order (batch,
+   output, input), given in the order batch, input, output as OCANNL's
+   fresh_row_proj meets them, into *out: NULL (no ids) where t's rows do
+   not hold its n axes or the ids would pass INT_MAX. 0, or NX_ENOMEM. */
+static int fresh_ids(nx_shape_session *s, const nx_tensor *t, int n, const int **out) {
+  int len[3], at[3];
+  *out = NULL;
+  for (int k = 0; k < 3; k++) {
+    const nx_row *r = nx__shape_rsub(s, t->rows[k]);
+    len[k] = r->nbeg + r->ndims;
+  }
+  if (len[0] + len[1] + len[2] != n || s->nproj_ids > INT_MAX - n) return 0;
+  at[NX_AXIS_BATCH] = 0, at[NX_AXIS_OUTPUT] = len[NX_AXIS_BATCH], at[NX_AXIS_INPUT] = n - len[NX_AXIS_INPUT];
+  int *ids = nx__shape_alloc(s, (size_t)(n ? n : 1) * sizeof *ids);
+  if (!ids) return NX_ENOMEM;
+  for (int k = 0; k < 3; k++) /* batch, input, output */
+    for (int i = 0; i < len[k]; i++) ids[at[k] + i] = ++s->nproj_ids;
+  *out = ids;
+  return 0;
 }
 
 /* The tensor of shape w of p's operation. */
@@ -65,20 +91,21 @@ int nx__shape_pad_merge(nx_shape_session *s, const nx_tensor *t, const nx_shape_
                         a, w == NX_PROJ_RESULT ? "the result" : "an operand", x->label);
     }
   }
-  for (int w = NX_PROJ_RESULT; w < nops; w++) {
+  for (int w = NX_PROJ_RESULT; w < nops; w++) { /* the result first, as OCANNL numbers the ids */
     nx_tensor *x = tensor_of(t, w);
     int n = nx_proj_rank(p, w);
-    if (x->pad && (x->pad->resolved || x->pad->rank != n)) continue;
+    if (x->pad && x->pad->rank != n) continue;
+    bool resolved = x->pad && x->pad->resolved;
     int64_t(*lr)[2] = copy_of(s, x, n);
     if (!lr) return NX_ENOMEM;
-    bool more = !x->pad;
-    for (int a = 0; a < n; a++) {
+    for (int a = 0; a < n && !resolved; a++) {
       int64_t l, r;
       nx_proj_padding(p, w, a, &l, &r);
-      if (l > lr[a][0]) lr[a][0] = l, more = true;
-      if (r > lr[a][1]) lr[a][1] = r, more = true;
+      if (l > lr[a][0]) lr[a][0] = l;
+      if (r > lr[a][1]) lr[a][1] = r;
     }
-    if (more && !replace(s, x, false, n, lr)) return NX_ENOMEM;
+    const int *ids;
+    if (fresh_ids(s, x, n, &ids) || !replace(s, x, resolved, n, lr, ids)) return NX_ENOMEM;
   }
   return 0;
 }
@@ -102,7 +129,9 @@ int nx_tensor_resolve_padding(nx_shape_session *s, nx_tensor *t) {
     return nx__fail(NX_EINVAL, "nx_tensor_resolve_padding: %s: its rows are not solved yet (call nx_shape_finish first)",
                     t->label);
   if (t->pad && t->pad->resolved) return 0;
-  return replace(s, t, true, n, copy_of(s, t, n)) ? 0 : nx__fail(NX_ENOMEM, "nx_tensor_resolve_padding: out of memory");
+  const int *ids = t->pad && t->pad->rank == n ? t->pad->proj : NULL;
+  return replace(s, t, true, n, copy_of(s, t, n), ids) ? 0
+                                                      : nx__fail(NX_ENOMEM, "nx_tensor_resolve_padding: out of memory");
 }
 
 bool nx_tensor_padding_resolved(const nx_tensor *t) {

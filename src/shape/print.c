@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Printing shapes as OCANNL's to_string_hum: rows as their dims joined by
-   commas, combined as batch|input->output, with the chosen style. */
+   commas, combined as batch|input->output, with the chosen style. Each dim
+   prints as OCANNL's dim_to_string (dim.c): variables the same in every
+   style; in NX_SHAPE_STYLE_PROJECTION_AND_SIZE a solved axis is followed by
+   `p<id>`, the projection id the latest nx_shape_projections over the
+   tensor gave it (padding.c), as OCANNL prints the proj_id fresh_proj_ids
+   leaves on the shape. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +22,13 @@ static void emit(out_t *o, const char *str) {
   o->len += n;
 }
 
-static void print_row(nx_shape_session *s, const nx_row *r, enum nx_shape_style style, int first_axis, out_t *o) {
+/* The projection id of t's axis a (layout order), 0 for none. */
+static int proj_id(const nx_tensor *t, int a) {
+  return t->pad && t->pad->proj && a < t->pad->rank ? t->pad->proj[a] : 0;
+}
+
+static void print_row(nx_shape_session *s, const nx_tensor *t, const nx_row *r, enum nx_shape_style style,
+                      int first_axis, out_t *o) {
   for (int i = 0; i < r->nbeg + r->ndims; i++) {
     const nx_dim *d = r->beg[i];
     char tmp[32];
@@ -26,8 +37,12 @@ static void print_row(nx_shape_session *s, const nx_row *r, enum nx_shape_style 
       snprintf(tmp, sizeof tmp, "%d:", first_axis + i);
       emit(o, tmp);
     }
-    if (style == NX_SHAPE_STYLE_ONLY_BASES) emit(o, d->kind == NX__D_SOLVED ? d->basis : "?");
-    else nx__shape_dim_put(s, d, o->buf, o->cap, &o->len);
+    nx__shape_dim_put_as(s, d, style == NX_SHAPE_STYLE_ONLY_BASES, o->buf, o->cap, &o->len);
+    int id = style == NX_SHAPE_STYLE_PROJECTION_AND_SIZE && d->kind == NX__D_SOLVED ? proj_id(t, first_axis + i) : 0;
+    if (id) {
+      snprintf(tmp, sizeof tmp, "p%d", id);
+      emit(o, tmp);
+    }
   }
 }
 
@@ -41,14 +56,14 @@ int nx_tensor_to_string(nx_shape_session *s, const nx_tensor *t, enum nx_shape_s
   out_t o = {buf, cap, 0};
   if (cap) buf[0] = 0;
   if (nb) {
-    print_row(s, b, style, 0, &o);
+    print_row(s, t, b, style, 0, &o);
     emit(&o, "|");
   }
   if (ni) {
-    print_row(s, in, style, nb + no, &o);
+    print_row(s, t, in, style, nb + no, &o);
     emit(&o, "->");
   }
-  print_row(s, ou, style, nb, &o);
+  print_row(s, t, ou, style, nb, &o);
   if (o.len >= cap)
     return nx__fail(NX_EINVAL, "nx_tensor_to_string: %s: %zu characters do not fit in %zu", t->label, o.len, cap);
   return (int)o.len;

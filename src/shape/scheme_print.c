@@ -84,12 +84,14 @@ static void dim_put(printer *p, const nx_dim *d, sbuf *b) {
     return;
   case NX__D_VAR: var_name(p, d->var, b); return;
   case NX__D_AFFINE:
-    if (d->kernel) put(b, "conv(%lld*", (long long)d->stride);
-    else if (d->stride != 1) put(b, "%lld*", (long long)d->stride);
+    /* as nx_tensor_to_string and OCANNL print them (dim.c) */
+    if (d->kernel) put(b, "conv(");
+    if (d->stride != 1) put(b, "%lld*", (long long)d->stride);
     dim_put(p, d->over, b);
     if (d->offset) put(b, "+%lld", (long long)d->offset);
     if (d->kernel) {
-      put(b, ",");
+      put(b, "+");
+      if (d->dilation != 1) put(b, "%lld*", (long long)d->dilation);
       dim_put(p, d->kernel, b);
       put(b, ")");
     }

@@ -135,6 +135,7 @@ struct nx_shape_session {
   const nx_dim *top, *one_default, *zero;
   const nx_row *empty; /* the closed empty row, shared (rows are immutable) */
   int next_tensor_id;
+  int nproj_ids; /* projection ids given so far (padding.c; rewound with the state) */
   nx__id_cursor ids;
   /* snapshots (snapshot.c): the live ones in the order taken, the log, and
      the watermarks of the latest (changes past them are not logged) */

@@ -47,14 +47,18 @@ typedef struct nx__spec_env {
   nx_tensor *const *args; /* the operands (nshapes - 1) */
 } nx__spec_env;
 
-/* A tensor's padding (padding.c): per axis in layout order, the most each
-   side needed by the projections derived so far; resolved: fixed, so that
-   an operation needing more is an error. Immutable, replaced whole through
-   the snapshots' log. */
+/* What projections leave on a tensor (padding.c): per axis in layout
+   order, the padding, the most each side needed by the projections derived
+   so far (resolved: fixed, so that an operation needing more is an error),
+   and the projection id the latest projections reading or writing the
+   tensor gave the axis (OCANNL's fresh_proj_ids; 0: none yet), which
+   NX_SHAPE_STYLE_PROJECTION_AND_SIZE prints. Immutable, replaced whole
+   through the snapshots' log. */
 typedef struct nx__tpad {
   bool resolved;
   int rank;
   const int64_t (*lr)[2];
+  const int *proj; /* NULL: no ids given */
 } nx__tpad;
 
 struct nx_tensor {
@@ -65,7 +69,7 @@ struct nx_tensor {
   const char *label;
   const nx_row *rows[3];
   nx__spec_env *env; /* einsum: its spec's labels, NULL for other nodes */
-  const nx__tpad *pad; /* NULL: no padding asked of it yet, not resolved */
+  const nx__tpad *pad; /* NULL: no projections derived over it yet, no padding, not resolved */
 };
 
 /* nx__shape_tensor_node(s, label) is a tensor with fresh open rows (row variables)

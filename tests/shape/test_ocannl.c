@@ -419,9 +419,152 @@ static void print_styles(void) {
   nx_shape_session_free(s);
 }
 
+/* test/einsum/test_print_style.expected, "Variable dimensions": OCANNL's
+   dim_to_string prints a variable as $id:name or $id in every style, so
+   "Only_bases (named var): $1:channels" and "Only_bases (unnamed var): $2"
+   as in Axis_size and Projection_and_size. A shape of a solved axis and two
+   variables prints them alike in every style, only the solved axis's text
+   following the style. */
+static void print_style_vars(void) {
+  nx_shape_session *s;
+  nx_tensor *x, *y;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "x", "", "", "3", &x) == 0 &&
+            nx_tensor_einsum(s, "i => i, channels, _", &x, 1, &y) == 0,
+        "session: %s", nx_error_message());
+  int named = nx_dim_var_id(nx_tensor_spec_dim(y, "channels")), unnamed = 0;
+  char size[128], vars[96], want[128];
+  snprintf(size, sizeof size, "%s", shape_str(s, y, NX_SHAPE_STYLE_SIZE));
+  snprintf(want, sizeof want, "3,$%d:channels,$", named);
+  CHECK(named > 0 && !strncmp(size, want, strlen(want)) && sscanf(size + strlen(want), "%d", &unnamed) == 1 &&
+            unnamed > 0,
+        "Axis_size: %s, expected %s<id>", size, want);
+  snprintf(vars, sizeof vars, "$%d:channels,$%d", named, unnamed);
+  static const struct {
+    enum nx_shape_style style;
+    const char *solved;
+  } want_style[] = {{NX_SHAPE_STYLE_ONLY_BASES, "default"},
+                    {NX_SHAPE_STYLE_SIZE, "3"},
+                    {NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE, NULL},
+                    {NX_SHAPE_STYLE_PROJECTION_AND_SIZE, "3"}};
+  for (size_t i = 0; i < sizeof want_style / sizeof *want_style; i++) {
+    if (want_style[i].solved) snprintf(want, sizeof want, "%s,%s", want_style[i].solved, vars);
+    else snprintf(want, sizeof want, "0:3,1:$%d:channels,2:$%d", named, unnamed);
+    const char *got = shape_str(s, y, want_style[i].style);
+    CHECK(!strcmp(got, want), "style %d: %s, expected %s", (int)want_style[i].style, got, want);
+  }
+  nx_shape_session_free(s);
+}
+
+/* test/einsum/test_print_style.expected, "With projection (d=32,
+   basis=width, proj_id)": "Axis_size: width=32", "Projection_and_size:
+   width=32p1"; a dim without a projection id prints its size alone in
+   Projection_and_size ("Projection_and_size (full): height=28", and the
+   shape "1|784->10,5" above). The ids are those of tensor/shape.ml's
+   fresh_proj_ids: each derive_projections gives every axis of the result,
+   then of each operand, a fresh id (Proj_id.fresh, counted from 1), each
+   shape's rows in the order batch, input, output (fresh_row_proj), and a
+   later derivation over the same tensor gives it fresh ones again. nx counts
+   them per session, and a snapshot rewinds them with the rest. */
+static void print_style_projection(void) {
+  nx_shape_session *s;
+  nx_tensor *x, *y, *t, *u, *v;
+  const nx_shape_proj *p;
+  nx_shape_snapshot *snap = NULL;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "x", "", "", "width=32", &x) == 0 &&
+            nx_tensor_einsum(s, "w => w", &x, 1, &y) == 0 && nx_tensor_term(s, "t", "2", "3", "4", &t) == 0 &&
+            nx_tensor_einsum(s, "b|i->o => b|i->o", &t, 1, &u) == 0 && nx_tensor_einsum(s, "w => w", &x, 1, &v) == 0 &&
+            nx_shape_finish(s) == 0,
+        "session: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(s, y, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "width=32"), "before projections: %s",
+        shape_str(s, y, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+  CHECK(nx_shape_projections(s, y, &p) == 0, "projections of y: %s", nx_error_message());
+  static const struct {
+    int which;
+    enum nx_shape_style style;
+    const char *want;
+  } after_y[] = {{0, NX_SHAPE_STYLE_PROJECTION_AND_SIZE, "width=32p1"},
+                 {1, NX_SHAPE_STYLE_PROJECTION_AND_SIZE, "width=32p2"},
+                 {0, NX_SHAPE_STYLE_SIZE, "width=32"},
+                 {0, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE, "0:width=32"},
+                 {0, NX_SHAPE_STYLE_ONLY_BASES, "width"},
+                 {2, NX_SHAPE_STYLE_PROJECTION_AND_SIZE, "width=32"}};
+  for (size_t i = 0; i < sizeof after_y / sizeof *after_y; i++) {
+    nx_tensor *w = after_y[i].which == 0 ? y : after_y[i].which == 1 ? x : v;
+    const char *got = shape_str(s, w, after_y[i].style);
+    CHECK(!strcmp(got, after_y[i].want), "%s in style %d: %s, expected %s", nx_tensor_label(w), (int)after_y[i].style,
+          got, after_y[i].want);
+  }
+  CHECK(nx_shape_projections(s, u, &p) == 0, "projections of u: %s", nx_error_message());
+  CHECK(!strcmp(shape_str(s, u, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "2p3|3p4->4p5"), "u: %s",
+        shape_str(s, u, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+  CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "2p6|3p7->4p8"), "t: %s",
+        shape_str(s, t, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+  CHECK(!strcmp(shape_str(s, t, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE), "0:2|2:3->1:4"), "t: %s",
+        shape_str(s, t, NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE));
+  CHECK(nx_shape_snapshot_take(s, &snap) == 0, "snapshot: %s", nx_error_message());
+  for (int round = 0; round < 2; round++) {
+    CHECK(nx_shape_projections(s, v, &p) == 0, "projections of v: %s", nx_error_message());
+    CHECK(!strcmp(shape_str(s, v, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "width=32p9"), "round %d: v: %s", round,
+          shape_str(s, v, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+    CHECK(!strcmp(shape_str(s, x, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "width=32p10"), "round %d: x: %s", round,
+          shape_str(s, x, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+    CHECK(!strcmp(shape_str(s, y, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "width=32p1"), "round %d: y: %s", round,
+          shape_str(s, y, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+    CHECK(snap && nx_shape_snapshot_restore(s, snap) == 0, "restore: %s", nx_error_message());
+    CHECK(!strcmp(shape_str(s, x, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "width=32p2") &&
+              !strcmp(shape_str(s, v, NX_SHAPE_STYLE_PROJECTION_AND_SIZE), "width=32"),
+          "round %d: restored: x %s", round, shape_str(s, x, NX_SHAPE_STYLE_PROJECTION_AND_SIZE));
+  }
+  nx_shape_snapshot_free(snap);
+  nx_shape_session_free(s);
+}
+
+/* tensor/row.ml's dim_to_string of an affine dim: the over, `stride*` before
+   it unless the stride is 1, `+offset` after it unless the offset is 0; a
+   convolution adds `+kernel`, `dilation*` before the kernel unless the
+   dilation is 1, all inside conv(...); use_padding is not printed. The dims
+   inside follow the style (a solved kernel prints its basis in Only_bases).
+   Unsolved, as an operand's shape holds them after stage 1. (A stride-1
+   padded convolution or stride-1 affine dim is its over once substituted,
+   as in OCANNL's s_dim_one, so it prints as the over's variable.) */
+static void print_style_affine(void) {
+  nx_shape_session *s;
+  nx_tensor *c, *z, *c2, *w, *z2;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_param(s, "c", NULL, NULL, &c) == 0 &&
+            nx_tensor_einsum(s, "2*o<+1+k, o2<+3*k2, 2*o3=+k3, 2*o4=+1+2*k4, 2*o5+1, 3*o6 => o, o2, o3, o4, o5, o6",
+                             &c, 1, &z) == 0,
+        "session: %s", nx_error_message());
+  int id[10];
+  static const char *const labels[10] = {"o", "k", "o2", "k2", "o3", "k3", "o4", "k4", "o5", "o6"};
+  for (int i = 0; i < 10; i++) CHECK((id[i] = nx_dim_var_id(nx_tensor_spec_dim(z, labels[i]))) > 0, "%s", labels[i]);
+  char want[512];
+  snprintf(want, sizeof want,
+           "conv(2*$%d:o+1+$%d:k),conv($%d:o2+3*$%d:k2),conv(2*$%d:o3+$%d:k3),conv(2*$%d:o4+1+2*$%d:k4),2*$%d:o5+1,3*$%d:o6",
+           id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9]);
+  for (int st = NX_SHAPE_STYLE_SIZE; st <= NX_SHAPE_STYLE_PROJECTION_AND_SIZE; st++) {
+    if (st == NX_SHAPE_STYLE_AXIS_NUMBER_AND_SIZE) continue;
+    CHECK(!strcmp(shape_str(s, c, (enum nx_shape_style)st), want), "style %d: %s, expected %s", st,
+          shape_str(s, c, (enum nx_shape_style)st), want);
+  }
+  CHECK(nx_tensor_param(s, "c2", NULL, NULL, &c2) == 0 && nx_tensor_term(s, "w", "", "", "kern=3", &w) == 0 &&
+            nx_tensor_einsum(s, "o<+k; k => o", (nx_tensor *[]){c2, w}, 2, &z2) == 0,
+        "conv with a solved kernel: %s", nx_error_message());
+  int o = nx_dim_var_id(nx_tensor_spec_dim(z2, "o"));
+  snprintf(want, sizeof want, "conv($%d:o+kern=3)", o);
+  CHECK(!strcmp(shape_str(s, c2, NX_SHAPE_STYLE_SIZE), want), "Axis_size: %s, expected %s",
+        shape_str(s, c2, NX_SHAPE_STYLE_SIZE), want);
+  snprintf(want, sizeof want, "conv($%d:o+kern)", o);
+  CHECK(!strcmp(shape_str(s, c2, NX_SHAPE_STYLE_ONLY_BASES), want), "Only_bases: %s, expected %s",
+        shape_str(s, c2, NX_SHAPE_STYLE_ONLY_BASES), want);
+  nx_shape_session_free(s);
+}
+
 int main(void) {
   template_until_stage7();
   print_styles();
+  print_style_vars();
+  print_style_projection();
+  print_style_affine();
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run(&cases[i]);
   for (size_t i = 0; i < sizeof dim_cases / sizeof *dim_cases; i++) run_dims(&dim_cases[i]);
   return check_done();

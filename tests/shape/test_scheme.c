@@ -129,8 +129,22 @@ static int make_param(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n
   return nx_tensor_param(s, "p", "", "3", &r[0]);
 }
 
+/* an einsum of ctx's spec over two arguments */
+static int einsum2(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)n;
+  *nr = 1;
+  return nx_tensor_einsum(s, ctx, a, 2, &r[0]);
+}
+
 static void test_printed(void) {
   nx_shape_session_new(&S);
+  /* a convolution axis as OCANNL prints it: the dilation before the kernel, a stride of 1 left out */
+  nx_scheme *cv = trace("conv", 2, einsum2, "o<+3*k; k => o");
+  CHECK(!strcmp(text(cv), "conv : ()|()->conv('a+3*'b), ()|()->'b => ()|()->'a"), "conv: %s", text(cv));
+  nx_scheme_free(cv);
+  cv = trace("conv2", 2, einsum2, "2*o<+k; k => o");
+  CHECK(!strcmp(text(cv), "conv2 : ()|()->conv(2*'a+'b), ()|()->'b => ()|()->'a"), "conv2: %s", text(cv));
+  nx_scheme_free(cv);
   nx_scheme *z = trace("zero", 0, make_param, NULL);
   CHECK(!strcmp(text(z), "zero :  => ()|()->3"), "no argument: the template's two spaces: '%s'", text(z));
   nx_scheme_free(z);
