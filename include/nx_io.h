@@ -204,7 +204,8 @@ NX_API int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *v
    Fails with NX_EINVAL naming nx_io_writer_add, the file, the name and a's
    dtype and shape, if an argument is NULL, name is "" or "__metadata__" or
    already added or, for .npz and safetensors, not UTF-8, a second array goes
-   into a .npy, or the format cannot hold a's dtype; NX_ENOMEM. A writer
+   into a .npy, the format cannot hold a's dtype, or a's buffer is dead;
+   NX_ENOMEM. A writer
    with nothing added writes an empty file of its format (an .npz of no
    entry, a safetensors file of an empty header). */
 NX_API int nx_io_writer_add(nx_io_writer *w, const char *name, const nx_array *a);

@@ -230,8 +230,8 @@ NX_API int nx_move_shape(const nx_move *m, const int64_t *shape, int rank, int64
    fails (axes that are not merged with a stride that runs on; axes of
    extent 1 never matter, and a layout with no element always reshapes).
    Permute, expand, shrink, slice (offset += start*stride, stride *= step,
-   as numpy's views, the stride kept where that overflows on an axis of one
-   index or none),
+   as numpy's views, the stride kept where that overflows or passes 2^62 in
+   magnitude on an axis of one index or none),
    flip (offset += (n-1)*stride, stride = -stride), squeeze and unsqueeze
    always have one.
    Fails if m, l or r is NULL, l breaks the invariant, m is not one the

@@ -33,13 +33,14 @@ const char *nx_array_describe(const nx_array *a, char *buf, size_t cap) {
   return buf;
 }
 
-/* The checks of nx_array_v, naming fn. */
-static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, nx_array **out) {
+/* The checks of nx_array_v, naming fn; a dead buffer is refused unless
+   dead_ok (a movement, which the seed lets raise only as Move.shape does). */
+static int make_view(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, bool dead_ok, nx_array **out) {
   char t[128];
   if ((unsigned)dt >= NX_DTYPE_COUNT) return nx__fail(NX_EINVAL, "%s: %d is not a dtype", fn, (int)dt);
   if (!l || !b || !out) return nx__fail(NX_EINVAL, "%s: the layout, buffer or result is NULL", fn);
   nx_array a = {dt, *l, b};
-  const char *why = nx_buffer_dead(b);
+  const char *why = dead_ok ? NULL : nx_buffer_dead(b);
   if (why) return nx__fail(NX_EINVAL, "%s: the buffer of %s is dead (%s)", fn, nx_array_describe(&a, t, sizeof t), why);
   int64_t lo, hi;
   int s = nx_layout_bits(l, bits_of(dt), &lo, &hi);
@@ -60,6 +61,10 @@ static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, n
   nx_buffer_retain(b);
   *out = r;
   return 0;
+}
+
+static int make(const char *fn, nx_dtype dt, const nx_layout *l, nx_buffer *b, nx_array **out) {
+  return make_view(fn, dt, l, b, false, out);
 }
 
 int nx_array_v(nx_dtype dt, const nx_layout *l, nx_buffer *b, nx_array **a) { return make("nx_array_v", dt, l, b, a); }
@@ -136,7 +141,9 @@ int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r) {
   if (!a || !m) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, !a ? "the array" : "the movement m");
   int s = nx_layout_move(m, &a->l, &l);
   if (s < 0) return nx__array_relay(fn, a, s);
-  return s ? s : make(fn, a->dt, &l, a->b, r);
+  /* A dead buffer too: the result reaches only positions a reaches, at a's
+     alignment, and what reads it refuses the death. */
+  return s ? s : make_view(fn, a->dt, &l, a->b, true, r);
 }
 
 int nx_array_bitcast(nx_dtype dt, const nx_array *a, nx_array **r) {

@@ -112,6 +112,15 @@ int nx_door_host(nx_array *const *written, int nw, nx_array *const *read, int nr
   if (s) return s;
   if (!fn) return nx__fail(NX_EINVAL, "%s: the kernel is NULL", name);
   if ((s = claim_all(&L)) >= 0) return s;
+  /* Loss before Off_host: a lost device's memory is off the host too, and
+     the header and the seed answer it with NX_ELOST, as nx_door does. */
+  for (int i = 0; i < L.n; i++)
+    if (nx_buffer_lost(op(&L, i)->b)) {
+      release_upto(&L, L.n);
+      char t[128];
+      return nx__fail(NX_ELOST, "%s: the memory of operand %d (%s) is lost", name, i,
+                      nx_array_describe(op(&L, i), t, sizeof t));
+    }
   if ((s = check_all(&L, true)) >= 0) {
     release_upto(&L, L.n);
     return s;

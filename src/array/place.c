@@ -109,8 +109,12 @@ int nx_array_to_device(nx_device *d, const nx_array *a, nx_array **r) {
      host addresses it, else into staging that one copy then places. */
   if ((s = stage(fn, a, &h, &shift))) goto done;
   if (nx_buffer_host_address(b)) {
-    if (!(s = nx_buffer_wait(b, NX_ACCESS_WRITE)))
+    /* Zeros first, as the staging below has them: the gather leaves a
+       sub-byte copy's bits past its last element as the allocator gave. */
+    if (!(s = nx_buffer_wait(b, NX_ACCESS_WRITE))) {
+      if (bits(a) < 8) memset(nx_buffer_host_address(b), 0, (size_t)bytes);
       gather(a->dt, &a->l, nx_buffer_host_address(h), shift, &cl, nx_buffer_host_address(b), 0);
+    }
   } else {
     nx_buffer *o;
     if (!(s = nx_buffer_create(nx_rig_host(), NX_MEMORY_DEVICE, NX_ACCESS_READ_WRITE, bytes, &o))) {
@@ -148,6 +152,14 @@ int nx_array_transfer(const nx_array *src, nx_array *dst) {
   if (!same)
     return nx__fail(NX_EINVAL, "%s: %s into %s: the dtypes or shapes differ", fn, nx_array_describe(src, t, sizeof t),
                     nx_array_describe(dst, u, sizeof u));
+  /* Dead first: freed storage is no longer host-addressed and no longer
+     meets other pages, which the checks below would report instead. A
+     death after this the claims answer. */
+  for (int k = 0; k < 2; k++) {
+    const nx_array *x = k ? src : dst;
+    const char *why = nx_buffer_dead(x->b);
+    if (why) return nx__fail(NX_EINVAL, "%s: the memory of %s is dead (%s)", fn, nx_array_describe(x, t, sizeof t), why);
+  }
   if (!nx_layout_is_distinct(&dst->l))
     return nx__fail(NX_EINVAL, "%s: %s reaches an element twice", fn, nx_array_describe(dst, u, sizeof u));
   if (bits(dst) < 8 && !nx_buffer_host_address(dst->b) && !nx__array_empty(dst))

@@ -305,9 +305,11 @@ static __attribute__((noinline)) int pp_value_general(nx_dtype dt, nx_value v, c
     int cc = component(dt);
     uint64_t im = nx__f64_bits(v.c.im);
     if ((len = any_float_text(cc, nx__f64_bits(v.c.re), out)) < 0) return not_a_value(fn, v.c.re, dt);
-    /* The sign goes between the parts: -0 and negative NaNs too, so the text
-       keeps the imaginary part's sign bit. */
-    out[len++] = (im >> 63) ? '-' : '+';
+    /* The sign goes between the parts: -0 too, so the text keeps its sign
+       bit. A NaN is never negative and prints "nan" whatever its sign bit
+       (the seed's re-imi is for a negative imaginary part), so re+nani. */
+    bool nan = (im & 0x7FF0000000000000ull) == 0x7FF0000000000000ull && (im & 0x000FFFFFFFFFFFFFull);
+    out[len++] = (im >> 63) && !nan ? '-' : '+';
     int n = any_float_text(cc, im & 0x7FFFFFFFFFFFFFFFull, out + len);
     if (n < 0) return not_a_value(fn, v.c.im, dt);
     len += n;

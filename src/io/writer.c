@@ -136,6 +136,8 @@ static int add_item(nx_io_writer *w, const char *fn, const char *name, const nx_
     w->items = it;
     w->cap = cap;
   }
+  const char *dead = nx_buffer_dead(nx_array_buffer(a)); /* the view below would not say it */
+  if (dead) return nx__fail(NX_EINVAL, "%s: %s: tensor '%s' (%s): its buffer is dead (%s)", fn, w->path, name, d, dead);
   item *it = &w->items[w->n];
   nx_move keep;
   nx_move_slice(&keep, NULL, NULL, NULL, 0); /* slices no axis: a view of the same elements */

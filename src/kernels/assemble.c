@@ -58,7 +58,8 @@ int nx_pad_new(nx_array **z, nx_array *x, const int64_t *before, const int64_t *
 int nx_cat_new(nx_array **z, nx_array *const *xs, int n, int axis) {
   static const char name[] = "nx_cat_new";
   if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
-  if (n < 1 || !xs) return nx__fail(NX_EINVAL, "%s: %d arrays", name, n);
+  if (!xs) return nx__fail(NX_EINVAL, "%s: the arrays pointer is NULL (n %d)", name, n);
+  if (n < 1) return nx__fail(NX_EINVAL, "%s: %d arrays", name, n);
   int s = nx__need(name, xs, n);
   if (s) return s;
   const nx_layout *l0 = nx_array_layout(xs[0]);
@@ -97,6 +98,13 @@ int nx_contiguous(nx_array **z, nx_array *x) {
   const nx_layout *l = nx_array_layout(x);
   int bits = nx_dtype_bits_of(nx_array_dtype(x));
   if (nx_layout_is_contiguous(l) && (bits >= 8 || l->offset * bits % 8 == 0)) {
+    /* a view moves even a dead array (nx_array_move): the copy it stands
+       for would be refused, so it is */
+    const char *dead = nx_buffer_dead(nx_array_buffer(x));
+    if (dead) {
+      char d[256];
+      return nx__fail(NX_EINVAL, "nx_contiguous: the buffer of %s is dead (%s)", nx_array_describe(x, d, sizeof d), dead);
+    }
     nx_move m;
     int s = nx_move_reshape(&m, l->extent, l->rank);
     if (s == 0) s = nx_array_move(&m, x, z);

@@ -180,10 +180,13 @@ static int apply(const char *fn, const nx_move *m, const nx_layout *l, nx_layout
       r.extent[j] = count;
       if (count > 0) r.offset += first * l->stride[j];
       /* stride *= step, as numpy's views have it; with one index or none the
-         stride reaches nothing, so one that would overflow is kept as it was
-         rather than refused */
-      if (!NX__MUL(l->stride[j], m->c[j], &st)) r.stride[j] = st;
-      else if (count > 1) return refuse(fn, m, l, "the stride of axis %lld overflows", j);
+         stride reaches nothing, so one that would overflow or pass the bound
+         is kept as it was rather than refused, as nx_move_shape (over
+         strides 0) accepts the slice */
+      bool over = NX__MUL(l->stride[j], m->c[j], &st);
+      if (count <= 1 && (over || st <= -NX_LAYOUT_LIMIT || st >= NX_LAYOUT_LIMIT)) continue;
+      if (over) return refuse(fn, m, l, "the stride of axis %lld overflows", j);
+      r.stride[j] = st;
     }
     break;
   case NX_MOVE_FLIP:

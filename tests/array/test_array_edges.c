@@ -15,9 +15,16 @@
    - messages: nx_array_move names itself and its operand's dtype and shape;
      nx_array_of_array names the index and the value out of range;
    - int64 edges: nx_array_get on an empty layout at offset INT64_MAX, and
-     on strides whose positions pass int64, fails cleanly. */
+     on strides whose positions pass int64, fails cleanly;
+   - steps past the stride bound: a slice that nx_move_shape accepts with
+     one index or none (step 2^62, INT64_MAX, INT64_MIN) moves the array too;
+   - a lost device's memory through the host door is NX_ELOST, not Off_host;
+   - fresh buffers: the suite's allocator fills host storage with 0xA5, and
+     to_device of a sub-byte array still gives a last byte zero past its last
+     element on every device. */
 
 #include "test_array_common.h"
+#include "nx_alloc.h"
 
 static arr_devices R;
 
@@ -281,12 +288,130 @@ static void test_int64_edges(void) {
 
 /* With an argument, only the part it names (messages, int64, sharing,
    failing, sync): each part alone, as when one of them aborts under UBSan. */
+/* ---- Steps past the stride bound --------------------------------------- */
+
+static void test_huge_steps(void) {
+  nx_value xs[5];
+  for (int i = 0; i < 5; i++) xs[i].u = (uint64_t)(10 + i);
+  nx_array *a = NULL;
+  CHECK(nx_array_of_array(NX_UINT8, (int64_t[]){5}, 1, xs, 5, &a) == 0, "of_array: %s", nx_error_message());
+  if (!a) return;
+  /* One index: the stride reaches nothing, so the old one stays where the
+     new one would pass the bound or overflow; no index at all the same. */
+  const int64_t steps[] = {NX_LAYOUT_LIMIT, INT64_MAX, -NX_LAYOUT_LIMIT, INT64_MIN + 1, INT64_MIN, NX_LAYOUT_LIMIT - 1};
+  for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
+    for (int empty = 0; empty < 2; empty++) {
+      nx_move m;
+      int64_t lo = empty ? (steps[k] > 0 ? 5 : 0) : NX_SLICE_NONE, hi = empty ? (steps[k] > 0 ? 0 : 5) : NX_SLICE_NONE;
+      int64_t shape[NX_MAX_RANK];
+      int rank = -1;
+      CHECK(nx_move_slice(&m, &lo, &hi, &steps[k], 1) == 0, "slice: %s", nx_error_message());
+      CHECK(nx_move_shape(&m, (int64_t[]){5}, 1, shape, &rank) == 0 && rank == 1 && shape[0] == 1 - empty,
+            "nx_move_shape, step %lld: %s", (long long)steps[k], nx_error_message());
+      nx_array *r = NULL;
+      int s = nx_array_move(&m, a, &r);
+      CHECK(s == 0 && r, "nx_array_move of uint8 [5], step %lld%s: %d (%s)", (long long)steps[k],
+            empty ? ", no index" : "", s, nx_error_message());
+      if (!r) continue;
+      const nx_layout *l = nx_array_layout(r);
+      int64_t want = steps[k] == NX_LAYOUT_LIMIT - 1 ? steps[k] : 1;
+      CHECK(l->extent[0] == 1 - empty && l->stride[0] == want, "step %lld: [%lld] at [%lld]", (long long)steps[k],
+            (long long)l->extent[0], (long long)l->stride[0]);
+      nx_value v = {0};
+      if (!empty)
+        CHECK(nx_array_get(r, (int64_t[]){0}, &v) == 0 && v.u == (steps[k] > 0 ? 10u : 14u),
+              "step %lld: element %llu (%s)", (long long)steps[k], (unsigned long long)v.u, nx_error_message());
+      nx_array_free(r);
+    }
+  nx_array_free(a);
+}
+
+/* ---- A lost device's memory through the host door ---------------------- */
+
+static nx_answer count_kernel(void *ctx, const nx_operand *ops, int nw, int nr) {
+  (void)ops, (void)nw, (void)nr;
+  ++*(int *)ctx;
+  return NX_DONE;
+}
+
+static void test_lost_door(void) {
+  nx_device *t = NULL;
+  CHECK(nx_rig_test_device(&t) == 0, "test device: %s", nx_error_message());
+  if (!t) return;
+  nx_array *a = NULL, *h = NULL;
+  CHECK(nx_array_create(t, NX_MEMORY_DEVICE, NX_FLOAT32, (int64_t[]){4}, 1, &a) == 0, "create: %s", nx_error_message());
+  CHECK(nx_array_host(NX_FLOAT32, (int64_t[]){4}, 1, &h) == 0, "host: %s", nx_error_message());
+  if (!a || !h) return;
+  nx_device_sync(t);
+  CHECK(nx_test_device_fail(t, NX_FAULT_AT_SUBMIT) == 0, "arm");
+  CHECK(nx_rig_submit_fill(nx_array_buffer(a), 0, 16, 0) == NX_ELOST, "the armed submission did not fail");
+  CHECK(nx_device_lost(t) && nx_buffer_lost(nx_array_buffer(a)), "the test device is not lost");
+  /* Its memory is also off the host: loss comes first, as nx_door's. */
+  int kernel_ran = 0;
+  for (int written = 0; written < 2; written++) {
+    nx_array *ops[2] = {a, h};
+    int s = written ? nx_door_host(ops, 1, ops + 1, 1, count_kernel, &kernel_ran)
+                    : nx_door_host(ops + 1, 1, ops, 1, count_kernel, &kernel_ran);
+    EXPECT_FAIL(s, NX_ELOST, "nx_door_host", "lost");
+    s = written ? nx_door(ops, 1, ops + 1, 1, count_run, NULL) : nx_door(ops + 1, 1, ops, 1, count_run, NULL);
+    EXPECT_FAIL(s, NX_ELOST, "nx_door", "lost");
+  }
+  CHECK(kernel_ran == 0, "the kernel ran %d times over a lost device's memory", kernel_ran);
+  /* No claim is left: a donation can hold the host operand. */
+  CHECK(nx_buffer_hold_exclusive(nx_array_buffer(h)) == 0 && nx_buffer_unhold(nx_array_buffer(h)) == 0,
+        "the host operand is still claimed: %s", nx_error_message());
+  nx_array_free(h);
+  nx_array_free(a);
+}
+
+/* ---- Fresh buffers' bits ----------------------------------------------- */
+
+/* The suite's allocator: host storage comes filled with 0xA5, so a bit that
+   nx leaves unset shows. */
+static void *poisoned_aligned_alloc(size_t alignment, size_t size) {
+  void *p = aligned_alloc(alignment, size);
+  if (p) memset(p, 0xA5, size);
+  return p;
+}
+
+static void test_fresh_bits(void) {
+  nx_value xs[5];
+  for (int i = 0; i < 5; i++) xs[i].i = i - 2;
+  nx_array *a = NULL, *v = NULL;
+  CHECK(nx_array_of_array(NX_INT4, (int64_t[]){5}, 1, xs, 5, &a) == 0, "of_array: %s", nx_error_message());
+  nx_move m;
+  CHECK(nx_move_slice(&m, &(int64_t){NX_SLICE_NONE}, &(int64_t){NX_SLICE_NONE}, &(int64_t){-2}, 1) == 0, "slice");
+  CHECK(a && nx_array_move(&m, a, &v) == 0, "move: %s", nx_error_message());
+  if (!v) return;
+  /* Elements 4, 2, 0 (2, 0, -2) at stride -1 from position 2: the dense
+     rule gathers them into 1.5 bytes, 0xE 0x0 in the first, 0x2 and a zero
+     nibble in the last. */
+  nx_device *devs[3] = {R.host, R.ocl0, R.test};
+  for (int k = 0; k < 3; k++) {
+    nx_array *r = NULL;
+    CHECK(nx_array_to_device(devs[k], v, &r) == 0, "to_device %s: %s", nx_device_name(devs[k]), nx_error_message());
+    if (!r) continue;
+    uint8_t got[2] = {0xFF, 0xFF};
+    CHECK(nx_buffer_bytes(nx_array_buffer(r)) == 2 && raw_read(nx_array_buffer(r), got) == 0, "read: %s",
+          nx_error_message());
+    CHECK(got[0] == 0x0E && got[1] == 0x02, "to_device %s of int4 [5] sliced ::-2: bytes %02x %02x, want 0e 02",
+          nx_device_name(devs[k]), got[0], got[1]);
+    nx_array_free(r);
+  }
+  nx_array_free(v);
+  nx_array_free(a);
+}
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;
     void (*run)(void);
   } parts[] = {{"messages", test_messages}, {"int64", test_int64_edges},   {"sharing", test_sharing},
-               {"failing", test_failing_copy}, {"sync", test_sync_placement}};
+               {"failing", test_failing_copy}, {"sync", test_sync_placement}, {"steps", test_huge_steps},
+               {"lost", test_lost_door},       {"fresh", test_fresh_bits}};
+  /* Before anything else of nx, while it holds no memory. */
+  static const nx_allocator poisoning = {malloc, calloc, realloc, poisoned_aligned_alloc, free};
+  CHECK(nx_set_allocator(&poisoning) == 0, "nx_set_allocator: %s", nx_error_message());
   if (arr_need_devices(&R)) return check_done();
   for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
     if (argc < 2 || strcmp(argv[1], parts[k].name) == 0) parts[k].run();

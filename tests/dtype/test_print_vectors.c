@@ -351,6 +351,20 @@ static void examples(void) {
   expect_pp(NX_COMPLEX128, vc(0.1, 0.2), "0.1+0.2i", "complex128 0.1+0.2i");
   expect_pp(NX_COMPLEX128, vc(-1e300, 5e-324), "-1e+300+5e-324i", "complex128 -1e300+5e-324i");
   expect_pp(NX_COMPLEX64, vc((double)0.1f, -(double)0.2f), "0.1-0.2i", "complex64 0.1-0.2i");
+  /* A NaN is never negative and prints "nan" whatever its sign bit, so
+     re+nani; infinities keep their sign. */
+  expect_pp(NX_COMPLEX128, vc(0.5, -NAN), "0.5+nani", "complex128 0.5+(-nan)i");
+  expect_pp(NX_COMPLEX128, vc(0.5, NAN), "0.5+nani", "complex128 0.5+nani");
+  expect_pp(NX_COMPLEX64, vc(0.5, -NAN), "0.5+nani", "complex64 0.5+(-nan)i");
+  expect_pp(NX_COMPLEX128, vc(-NAN, -NAN), "nan+nani", "complex128 -nan+(-nan)i");
+  {
+    uint64_t nb = 0xFFF0000000000001ull; /* a negative signalling NaN */
+    double sn;
+    memcpy(&sn, &nb, sizeof sn);
+    expect_pp(NX_COMPLEX128, vc(1, sn), "1+nani", "complex128 1+(-snan)i");
+  }
+  expect_pp(NX_COMPLEX128, vc(0.5, -INFINITY), "0.5-infi", "complex128 0.5-infi");
+  expect_pp(NX_COMPLEX64, vc(0.5, INFINITY), "0.5+infi", "complex64 0.5+infi");
   EXPECT(NX_COMPLEX128, 2.5, "2.5+0i");
   EXPECT(NX_COMPLEX64, (double)0.1f, "0.1+0i");
 

@@ -110,6 +110,23 @@ static void regressions(void) {
     nx_move_slice(&m, &lo, &hi, &step, 1);
     CHECK(nx_layout_move(&m, &l, &r) == 0 && r.extent[0] == 0 && r.stride[0] == 3, "5:0:3 of [5]: [%" PRId64
           "] at [%" PRId64 "]", r.extent[0], r.stride[0]);
+    /* Unless that product passes the bound: with one index or none the
+       stride reaches nothing, so the old one stays, as where the product
+       overflows, and the slice nx_move_shape accepts moves every layout:
+       ::2^62 of [5] at [1] is [1] at [1], ::-(2^62) is [1] at [1] + 4, and
+       5:0:INT64_MAX is [0] at [1]. */
+    const int64_t big_steps[] = {L62, INT64_MAX, -L62, INT64_MIN + 1, INT64_MIN};
+    for (size_t k = 0; k < sizeof big_steps / sizeof big_steps[0]; k++)
+      for (int empty = 0; empty < 2; empty++) {
+        step = big_steps[k];
+        lo = empty ? (step > 0 ? 5 : 0) : NX_SLICE_NONE;
+        hi = empty ? (step > 0 ? 0 : 5) : NX_SLICE_NONE;
+        nx_move_slice(&m, &lo, &hi, &step, 1);
+        int s = nx_layout_move(&m, &l, &r);
+        CHECK(s == 0 && r.extent[0] == 1 - empty && r.stride[0] == 1 && r.offset == (empty || step > 0 ? 0 : 4),
+              "%s::%" PRId64 " of [5] at [1]: %d, [%" PRId64 "] at [%" PRId64 "] + %" PRId64 " (%s)",
+              empty ? "empty " : "", step, s, r.extent[0], r.stride[0], r.offset, s ? nx_error_message() : "");
+      }
   }
   /* A copy of [1; 3] at [INT64_MIN; 2], and a flip of [1] at [INT64_MIN]. */
   int64_t e13[2] = {1, 3}, smin2[2] = {INT64_MIN, 2}, e1[1] = {1}, smin[1] = {INT64_MIN};
