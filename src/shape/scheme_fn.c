@@ -305,11 +305,14 @@ static int check(nx_scheme_handle *h, const nx_scheme *sc, const char *app, nx_t
   if (!w) return nx__fail(NX_ENOMEM, "nx_scheme_apply: out of memory");
   nx_tensor *res[NX_SCHEME_MAX_RESULTS] = {0};
   nx__cvec *rec = h->s->rec;
+  nx__refvec *refs = h->s->ref_rec;
   h->s->rec = NULL; /* what the window registers is rewound: an enclosing trace must not record it */
+  h->s->ref_rec = NULL;
   int rc = nx_scheme_instantiate(h->s, sc, app, argv, n, res, sc->nres);
   char msg[1200];
   snprintf(msg, sizeof msg, "%s", rc ? nx_error_message() : "");
   h->s->rec = rec;
+  h->s->ref_rec = refs;
   nx__rewind_restore(h->s, w);
   nx__rewind_free(w);
   nx__scheme_count(2, 0, nx__scheme_now_ns() - t0);
@@ -386,13 +389,16 @@ int nx_scheme_check_definition(nx_shape_session *s, const char *name, int (*bloc
   nx__window win = {0}, *outer = window;
   window = &win;
   nx__cvec *rec = s->rec;
+  nx__refvec *refs = s->ref_rec;
   s->rec = NULL; /* the trial registers nothing in an enclosing trace */
+  s->ref_rec = NULL;
   nx__fail(0, "%s", ""); /* so that a failure of the block's own, without a message, is not told by an older one */
   int rc = block(ctx, s);
   char msg[1200];
   msg[0] = 0;
   if (rc) nx__scheme_failure_text(rc, "the block", msg, sizeof msg);
   s->rec = rec;
+  s->ref_rec = refs;
   window = outer;
   nx__rewind_restore(s, w);
   nx__rewind_free(w);

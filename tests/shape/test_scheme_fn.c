@@ -256,6 +256,49 @@ static void test_stale(void) {
   nx_shape_session_free(S);
 }
 
+/* ---- a reference made before both, bound by an inner function's body ---- */
+
+static int bind_ref_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
+                         int *nr) {
+  nx_shape_ref *ref = ctx;
+  (void)o;
+  *nr = 1;
+  nx_einsum_options opt = {.nrefs = 1, .refs = &ref};
+  return nx_tensor_einsum_ex(s, "...|...->c => ...|...->c", &opt, a, 1, &r[0]);
+}
+
+/* applies, inside its own body, a function without a unit stage that binds ctx */
+static int outer_of_ref(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
+                        int *nr) {
+  (void)o;
+  nx_scheme_function inner = {"binds", 1, X, 0, NULL, false, bind_ref_body, ctx};
+  nx_scheme_handle *h = NULL;
+  int rc = nx_scheme_function_new(s, &inner, &h);
+  if (!rc) rc = nx_scheme_apply(h, NULL, a, NULL, r, nr);
+  nx_scheme_handle_free(h);
+  return rc;
+}
+
+static void test_nested_ref(void) {
+  static const int modes[] = {NX_OP_SHAPE_SCHEMES_CHECK, NX_OP_SHAPE_SCHEMES_ON, NX_OP_SHAPE_SCHEMES_OFF};
+  for (int m = 0; m < 3; m++) {
+    nx_shape_session_new(&S);
+    nx_scheme_session_op_shape_schemes(S, modes[m]);
+    nx_shape_ref *ref = nx_shape_ref_new(S, "c");
+    nx_scheme_function f = {"outer", 1, X, 0, NULL, true, outer_of_ref, ref};
+    nx_scheme_handle *h = NULL;
+    CHECK(nx_scheme_function_new(S, &f, &h) == 0, "mode %d: closure: %s", modes[m], nx_error_message());
+    nx_tensor *x = term("x", "", "", "7"), *r[NX_SCHEME_MAX_RESULTS];
+    int nr = 0;
+    int64_t v = 0;
+    CHECK(nx_scheme_apply(h, NULL, &x, NULL, r, &nr) == 0 && nx_shape_finish(S) == 0, "mode %d: apply: %s", modes[m],
+          nx_error_message());
+    CHECK(nx_shape_ref_value(S, ref, &v) == 0 && v == 7, "mode %d: the reference bound to 7: %lld", modes[m], (long long)v);
+    nx_scheme_handle_free(h);
+    nx_shape_session_free(S);
+  }
+}
+
 /* ---- errors at the trace ---- */
 
 static int bad_shared(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
@@ -518,6 +561,7 @@ int main(void) {
   test_unschemed();
   test_modes();
   test_stale();
+  test_nested_ref();
   test_trace_error();
   test_check_definition();
   test_statistics();
