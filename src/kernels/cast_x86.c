@@ -144,10 +144,10 @@ BOTH(F32_BF16_BF16, f32_bf16_bf16, T_BF16, ST256)
 /* ---- float64 and float32 -> the 8- and 4-bit formats ---- */
 
 /* The store rule from 8 float64 bit patterns into the float format (eb, fb,
-   inf, nan, sat), as nx__store_from_f64 has it: the 8 results' bits, one to a
-   byte, in the low 8 bytes. */
-__attribute__((always_inline)) T_512 static inline __m128i small_of_f64(__m512i u, int eb, int fb, int inf, int nan,
-                                                                      int sat) {
+   inf, nan, sat), as nx__store_from_f64 has it: the 8 results' bits, each in
+   its 64-bit lane (float16's too: eb 5, fb 10). */
+__attribute__((always_inline)) T_512 static inline __m512i small_lanes_f64(__m512i u, int eb, int fb, int inf, int nan,
+                                                                         int sat) {
   const int bias = (1 << (eb - 1)) - 1, sh = 52 - fb;
   const nx_u64 max = nx__max_finite(eb, fb, sat), infb = (((nx_u64)1 << eb) - 1) << fb;
   const nx_u64 lo = (nx_u64)(1023 - bias + 1) << 52, hi = (nx_u64)(1023 - bias + (int)(max >> fb) + 1) << 52;
@@ -175,7 +175,12 @@ __attribute__((always_inline)) T_512 static inline __m128i small_of_f64(__m512i 
     __m512i q = _mm512_or_si512(top, _mm512_set1_epi64((long long)(infb | ((nx_u64)1 << (fb - 1)))));
     r = _mm512_mask_or_epi64(r, isnan, sign, q);
   }
-  return _mm512_cvtepi64_epi8(r);
+  return r;
+}
+/* The same, one result to a byte, in the low 8 bytes. */
+__attribute__((always_inline)) T_512 static inline __m128i small_of_f64(__m512i u, int eb, int fb, int inf, int nan,
+                                                                      int sat) {
+  return _mm512_cvtepi64_epi8(small_lanes_f64(u, eb, fb, inf, nan, sat));
 }
 
 /* The same from 16 float32 bit patterns: 16 bytes. */
@@ -359,6 +364,144 @@ T_AVX2 static void f32_e2m1fn_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
   }
 }
 
+/* ---- float16 with float64 and the integers, at AVX-512 ---- */
+
+/* Without AVX512-FP16 (cast_fp16.c has those paths): into float16 by the
+   small formats' integer rounding at 5 exponent and 10 fraction bits, from
+   float64 or from an integer converted to float64 first, which is exact
+   below 2^53 (and from int64 and uint64 past it any rounding stays past
+   float16's range: infinity either way); out of float16 through float32
+   (VCVTPH2PS, exact), then widened, or truncated with the store rule where
+   the instruction gives its "integer indefinite". */
+#define F16_OF_DOUBLES(v) _mm512_cvtepi64_epi16(small_lanes_f64(_mm512_castpd_si512(v), 5, 10, 1, 1, 0))
+T_512 static void f16_of_f64_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8)
+    _mm_storeu_si128((__m128i *)(d + 2 * i), F16_OF_DOUBLES(_mm512_loadu_pd((const double *)(s + 8 * i))));
+}
+T_512 static void f16_of_i64_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8)
+    _mm_storeu_si128((__m128i *)(d + 2 * i), F16_OF_DOUBLES(_mm512_cvtepi64_pd(_mm512_loadu_si512(s + 8 * i))));
+}
+T_512 static void f16_of_u64_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8)
+    _mm_storeu_si128((__m128i *)(d + 2 * i), F16_OF_DOUBLES(_mm512_cvtepu64_pd(_mm512_loadu_si512(s + 8 * i))));
+}
+/* 8 int32 (signed or not) into float16 */
+T_512 static inline __m128i f16_of_8i32(__m256i v, bool is_signed) {
+  return F16_OF_DOUBLES(is_signed ? _mm512_cvtepi32_pd(v) : _mm512_cvtepu32_pd(v));
+}
+#define F16_OF_NARROW(name, WIDEN, LOAD, width, is_signed)                                              \
+  T_512 static void name(nx_u8 *d, const nx_u8 *s, int64_t n) {                                        \
+    for (int64_t i = 0; i < n; i += 8)                                                                  \
+      _mm_storeu_si128((__m128i *)(d + 2 * i), f16_of_8i32(WIDEN(LOAD(s + (width) * i)), is_signed)); \
+  }
+#define LOAD256(p) _mm256_loadu_si256((const __m256i *)(p))
+#define LOAD128(p) _mm_loadu_si128((const __m128i *)(p))
+#define LOAD64(p) _mm_loadl_epi64((const __m128i *)(p))
+#define SAME(v) (v)
+F16_OF_NARROW(f16_of_i32_512, SAME, LOAD256, 4, true)
+F16_OF_NARROW(f16_of_u32_512, SAME, LOAD256, 4, false)
+F16_OF_NARROW(f16_of_i16_512, _mm256_cvtepi16_epi32, LOAD128, 2, true)
+F16_OF_NARROW(f16_of_u16_512, _mm256_cvtepu16_epi32, LOAD128, 2, true)
+F16_OF_NARROW(f16_of_i8_512, _mm256_cvtepi8_epi32, LOAD64, 1, true)
+F16_OF_NARROW(f16_of_u8_512, _mm256_cvtepu8_epi32, LOAD64, 1, true)
+
+/* 16 float16 as float32, exact (AVX-512F's VCVTPH2PS: no F16C needed), in two halves */
+T_512 static inline void f32_of_16f16(const nx_u8 *p, __m256 *lo, __m256 *hi) {
+  __m512 x = _mm512_cvtph_ps(LOAD256(p));
+  *lo = _mm512_castps512_ps256(x);
+  *hi = _mm512_extractf32x8_ps(x, 1);
+}
+T_512 static void f64_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m256 lo, hi;
+    f32_of_16f16(s + 2 * i, &lo, &hi);
+    _mm512_storeu_pd((double *)(d + 8 * i), _mm512_cvtps_pd(lo));
+    _mm512_storeu_pd((double *)(d + 8 * i + 64), _mm512_cvtps_pd(hi));
+  }
+}
+
+/* 16 float16 truncated into int32 by the store rule (every finite float16
+   fits: NaN stores 0, +inf INT32_MAX; the indefinite is right for -inf). */
+T_512 static inline __m512i i32_of_16f16(const nx_u8 *p) {
+  __m512 x = _mm512_cvtph_ps(LOAD256(p));
+  __m512i r = _mm512_cvtt_roundps_epi32(x, _MM_FROUND_NO_EXC);
+  r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(x, _mm512_set1_ps(65504.0f), _CMP_GT_OQ), _mm512_set1_epi32(INT32_MAX));
+  return _mm512_maskz_mov_epi32((__mmask16)~_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r);
+}
+T_512 static void i32_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) _mm512_storeu_si512(d + 4 * i, i32_of_16f16(s + 2 * i));
+}
+/* the narrower integers saturate from int32's result (negative values to 0 for the unsigned) */
+T_512 static void i16_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) _mm256_storeu_si256((__m256i *)(d + 2 * i), _mm512_cvtsepi32_epi16(i32_of_16f16(s + 2 * i)));
+}
+T_512 static void i8_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) _mm_storeu_si128((__m128i *)(d + i), _mm512_cvtsepi32_epi8(i32_of_16f16(s + 2 * i)));
+}
+T_512 static void u16_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m512i r = _mm512_max_epi32(i32_of_16f16(s + 2 * i), _mm512_setzero_si512());
+    _mm256_storeu_si256((__m256i *)(d + 2 * i), _mm512_cvtusepi32_epi16(r));
+  }
+}
+T_512 static void u8_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m512i r = _mm512_max_epi32(i32_of_16f16(s + 2 * i), _mm512_setzero_si512());
+    _mm_storeu_si128((__m128i *)(d + i), _mm512_cvtusepi32_epi8(r));
+  }
+}
+/* uint32: a value of -1 or below stores 0, as NaN does; +inf's indefinite (all ones) is right */
+T_512 static void u32_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m512 x = _mm512_cvtph_ps(LOAD256(s + 2 * i));
+    __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-1.0f), _CMP_GT_OQ);
+    _mm512_storeu_si512(d + 4 * i, _mm512_maskz_mov_epi32(keep, _mm512_cvtt_roundps_epu32(x, _MM_FROUND_NO_EXC)));
+  }
+}
+/* 8 float16 (as float32) into int64 or uint64 by the store rule */
+T_512 static inline __m512i i64_of_8(__m256 x) {
+  __m512i r = _mm512_cvtt_roundps_epi64(x, _MM_FROUND_NO_EXC);
+  r = _mm512_mask_mov_epi64(r, _mm256_cmp_ps_mask(x, _mm256_set1_ps(65504.0f), _CMP_GT_OQ), _mm512_set1_epi64(INT64_MAX));
+  return _mm512_maskz_mov_epi64((__mmask8)~_mm256_cmp_ps_mask(x, x, _CMP_UNORD_Q), r);
+}
+T_512 static inline __m512i u64_of_8(__m256 x) {
+  __mmask8 keep = _mm256_cmp_ps_mask(x, _mm256_set1_ps(-1.0f), _CMP_GT_OQ);
+  return _mm512_maskz_mov_epi64(keep, _mm512_cvtt_roundps_epu64(x, _MM_FROUND_NO_EXC));
+}
+__attribute__((always_inline)) T_512 static inline void w64_of_f16(nx_u8 *d, const nx_u8 *s, int64_t n, bool is_signed) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __m256 lo, hi;
+    f32_of_16f16(s + 2 * i, &lo, &hi);
+    _mm512_storeu_si512(d + 8 * i, is_signed ? i64_of_8(lo) : u64_of_8(lo));
+    _mm512_storeu_si512(d + 8 * i + 64, is_signed ? i64_of_8(hi) : u64_of_8(hi));
+  }
+}
+T_512 static void i64_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) { w64_of_f16(d, s, n, true); }
+T_512 static void u64_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) { w64_of_f16(d, s, n, false); }
+#undef F16_OF_NARROW
+#undef SAME
+
+/* The AVX-512 path of a float16 pair, and its block. */
+static run_fn pick_f16_512(int to, int from, int *block) {
+  static const struct { int to, from; run_fn fn; int block; } paths[] = {
+      {NX_FLOAT16, NX_FLOAT64, f16_of_f64_512, 8},  {NX_FLOAT16, NX_INT64, f16_of_i64_512, 8},
+      {NX_FLOAT16, NX_UINT64, f16_of_u64_512, 8},   {NX_FLOAT16, NX_INT32, f16_of_i32_512, 8},
+      {NX_FLOAT16, NX_UINT32, f16_of_u32_512, 8},   {NX_FLOAT16, NX_INT16, f16_of_i16_512, 8},
+      {NX_FLOAT16, NX_UINT16, f16_of_u16_512, 8},   {NX_FLOAT16, NX_INT8, f16_of_i8_512, 8},
+      {NX_FLOAT16, NX_UINT8, f16_of_u8_512, 8},     {NX_FLOAT64, NX_FLOAT16, f64_of_f16_512, 16},
+      {NX_INT32, NX_FLOAT16, i32_of_f16_512, 16},   {NX_INT16, NX_FLOAT16, i16_of_f16_512, 16},
+      {NX_INT8, NX_FLOAT16, i8_of_f16_512, 16},     {NX_UINT16, NX_FLOAT16, u16_of_f16_512, 16},
+      {NX_UINT8, NX_FLOAT16, u8_of_f16_512, 16},    {NX_UINT32, NX_FLOAT16, u32_of_f16_512, 16},
+      {NX_INT64, NX_FLOAT16, i64_of_f16_512, 16},   {NX_UINT64, NX_FLOAT16, u64_of_f16_512, 16}};
+  for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
+    if (paths[k].to == to && paths[k].from == from) {
+      *block = paths[k].block;
+      return paths[k].fn;
+    }
+  return 0;
+}
+
 /* ---- Dispatch ---- */
 
 /* F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports
@@ -432,6 +575,8 @@ static run_fn pick(int to, int from, int *block, bool nt) {
     }
   }
   if (!v512) return 0;
+  run_fn f16 = pick_f16_512(to, from, block);
+  if (f16) return f16;
   *block = 16;
   switch (PAIR(to, from)) {
   case PAIR(NX_FLOAT8_E4M3FN, NX_FLOAT64): *block = 8; return f64_e4m3fn_512;

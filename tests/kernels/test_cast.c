@@ -53,7 +53,7 @@ static const int fast_pairs[][2] = {
     {NX_FLOAT32, NX_FLOAT16}, {NX_FLOAT16, NX_FLOAT32}, {NX_FLOAT32, NX_BFLOAT16}, {NX_BFLOAT16, NX_FLOAT32},
     {NX_FLOAT64, NX_FLOAT8_E4M3FN}, {NX_FLOAT64, NX_FLOAT8_E5M2}, {NX_FLOAT64, NX_FLOAT4_E2M1FN},
     {NX_FLOAT32, NX_FLOAT8_E4M3FN}, {NX_FLOAT32, NX_FLOAT8_E5M2}, {NX_FLOAT32, NX_FLOAT4_E2M1FN},
-    /* AVX512-FP16's: float16 with float64 and the integers, both ways */
+    /* AVX-512's and AVX512-FP16's: float16 with float64 and the integers, both ways */
     {NX_FLOAT64, NX_FLOAT16}, {NX_FLOAT16, NX_FLOAT64}, {NX_INT8, NX_FLOAT16}, {NX_FLOAT16, NX_INT8},
     {NX_INT16, NX_FLOAT16}, {NX_FLOAT16, NX_INT16}, {NX_INT32, NX_FLOAT16}, {NX_FLOAT16, NX_INT32},
     {NX_INT64, NX_FLOAT16}, {NX_FLOAT16, NX_INT64}, {NX_UINT8, NX_FLOAT16}, {NX_FLOAT16, NX_UINT8},
@@ -217,14 +217,15 @@ int main(void) {
     for (size_t i = 0; i < in.n; i += step) in_add(&use, in.lo[i], in.hi[i]);
     check_pairs(from, &use, nx__cast_run, "nx__cast_run");
     check_pairs(from, &use, nx__cast_run_scalar, "nx__cast_run_scalar");
-    /* Each lower instruction-set level's vector paths (AVX2's under
-       flush-to-zero too, where it is not the best), and the best one's
-       under flush-to-zero. */
+    /* Each lower instruction-set level's vector paths (AVX2's and
+       AVX-512's under flush-to-zero too, where they are not the best), and
+       the best one's under flush-to-zero. */
     static const char *names[] = {"no vector path", "AVX2", "AVX-512", "AVX-512 with BF16", "AVX-512 with BF16 and FP16"};
     for (int level = NX__CAST_ISA_NONE; level < NX__CAST_ISA_BEST; level++)
       if (nx__cast_set_isa(level) == level) {
         check_pairs_as(from, &use, nx__cast_run, names[level], 1, 0);
         if (level == NX__CAST_ISA_AVX2) check_pairs_as(from, &use, nx__cast_run, "AVX2 under FTZ and DAZ", 1, 1);
+        if (level == NX__CAST_ISA_AVX512) check_pairs_as(from, &use, nx__cast_run, "AVX-512 under FTZ and DAZ", 1, 1);
       }
     nx__cast_set_isa(NX__CAST_ISA_BEST);
     check_pairs_as(from, &use, nx__cast_run, "nx__cast_run under FTZ and DAZ", 1, 1);
