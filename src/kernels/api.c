@@ -9,7 +9,7 @@ int nx__need(const char *name, nx_array *const *ops, int n) {
 }
 
 int nx__finish(const char *name, const char *kernel, int a, nx_array *const *ops, int n, nx_dtype dt) {
-  if (a < 0) return a;
+  if (a < 0) return nx__fail_as(name, a); /* the door's own failure (a lost device), named for the caller */
   if (a == NX_DONE) return 0;
   if (a == NX_DECLINED)
     return nx__fail(NX_EINVAL, "%s: %s does not compute this case (%s)", name, kernel, nx_dtype_name(dt));
