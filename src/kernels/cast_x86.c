@@ -482,9 +482,132 @@ T_512 static void u64_of_f16_512(nx_u8 *d, const nx_u8 *s, int64_t n) { w64_of_f
 #undef F16_OF_NARROW
 #undef SAME
 
-/* The AVX-512 path of a float16 pair, and its block. */
-static run_fn pick_f16_512(int to, int from, int *block) {
-  static const struct { int to, from; run_fn fn; int block; } paths[] = {
+/* ---- the same at AVX2 (no int64 or uint64 into float16: AVX2 has no
+   conversion of them to float64) ---- */
+
+/* 8 float16 codes from the 64-bit lanes of x and y (4 each) */
+T_AVX2 static inline __m128i halves_of_64(__m256i x, __m256i y) {
+  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  return _mm_packus_epi32(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, even)),
+                          _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, even)));
+}
+#define F16_OF_4D(v) small_of_f64_avx2(_mm256_castpd_si256(v), 5, 10, 1, 1, 0)
+T_AVX2 static void f16_of_f64_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256d a = _mm256_loadu_pd((const double *)(s + 8 * i)), b = _mm256_loadu_pd((const double *)(s + 8 * i + 32));
+    _mm_storeu_si128((__m128i *)(d + 2 * i), halves_of_64(F16_OF_4D(a), F16_OF_4D(b)));
+  }
+}
+/* 8 int32 (uint32: through a bias of 2^31, exact) into float16 */
+__attribute__((always_inline)) T_AVX2 static inline __m128i f16_of_8i32_avx2(__m256i v, bool is_signed) {
+  __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
+  if (is_signed) return halves_of_64(F16_OF_4D(_mm256_cvtepi32_pd(lo)), F16_OF_4D(_mm256_cvtepi32_pd(hi)));
+  const __m128i flip = _mm_set1_epi32(INT32_MIN);
+  const __m256d bias = _mm256_set1_pd(2147483648.0);
+  __m256d a = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(lo, flip)), bias);
+  __m256d b = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(hi, flip)), bias);
+  return halves_of_64(F16_OF_4D(a), F16_OF_4D(b));
+}
+#define F16_OF_NARROW2(name, WIDEN, LOAD, width, is_signed)                                                 \
+  T_AVX2 static void name(nx_u8 *d, const nx_u8 *s, int64_t n) {                                            \
+    for (int64_t i = 0; i < n; i += 8)                                                                      \
+      _mm_storeu_si128((__m128i *)(d + 2 * i), f16_of_8i32_avx2(WIDEN(LOAD(s + (width) * i)), is_signed)); \
+  }
+#define SAME(v) (v)
+F16_OF_NARROW2(f16_of_i32_avx2, SAME, LOAD256, 4, true)
+F16_OF_NARROW2(f16_of_u32_avx2, SAME, LOAD256, 4, false)
+F16_OF_NARROW2(f16_of_i16_avx2, _mm256_cvtepi16_epi32, LOAD128, 2, true)
+F16_OF_NARROW2(f16_of_u16_avx2, _mm256_cvtepu16_epi32, LOAD128, 2, true)
+F16_OF_NARROW2(f16_of_i8_avx2, _mm256_cvtepi8_epi32, LOAD64, 1, true)
+F16_OF_NARROW2(f16_of_u8_avx2, _mm256_cvtepu8_epi32, LOAD64, 1, true)
+#undef F16_OF_NARROW2
+#undef SAME
+
+T_AVX2 static void f64_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256 x = _mm256_cvtph_ps(LOAD128(s + 2 * i));
+    _mm256_storeu_pd((double *)(d + 8 * i), _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
+    _mm256_storeu_pd((double *)(d + 8 * i + 32), _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
+  }
+}
+/* 8 float16 truncated into int32 by the store rule, and the lanes of +inf */
+T_AVX2 static inline __m256i i32_of_8f16(const nx_u8 *p, __m256i *pinf) {
+  __m256 x = _mm256_cvtph_ps(LOAD128(p));
+  __m256i r = _mm256_cvttps_epi32(x);
+  *pinf = _mm256_castps_si256(_mm256_cmp_ps(x, _mm256_set1_ps(65504.0f), _CMP_GT_OQ));
+  r = _mm256_blendv_epi8(r, _mm256_set1_epi32(INT32_MAX), *pinf);
+  return _mm256_andnot_si256(_mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)), r);
+}
+T_AVX2 static void i32_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) _mm256_storeu_si256((__m256i *)(d + 4 * i), i32_of_8f16(s + 2 * i, &inf));
+}
+/* the narrower ones saturate from int32's result: packs (signed), packus (to uint16) */
+T_AVX2 static void i16_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i r = i32_of_8f16(s + 2 * i, &inf);
+    _mm_storeu_si128((__m128i *)(d + 2 * i), _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+  }
+}
+T_AVX2 static void u16_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i r = i32_of_8f16(s + 2 * i, &inf);
+    _mm_storeu_si128((__m128i *)(d + 2 * i), _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+  }
+}
+/* int8 and uint8 through int16's signed saturation, then signed or unsigned to a byte */
+T_AVX2 static void i8_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i r = i32_of_8f16(s + 2 * i, &inf);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64((__m128i *)(d + i), _mm_packs_epi16(w, w));
+  }
+}
+T_AVX2 static void u8_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i r = i32_of_8f16(s + 2 * i, &inf);
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    _mm_storel_epi64((__m128i *)(d + i), _mm_packus_epi16(w, w));
+  }
+}
+/* the unsigned: negative values (and -inf's indefinite) store 0, +inf all ones */
+T_AVX2 static inline __m256i u32_of_8f16(const nx_u8 *p, __m256i *pinf) {
+  __m256i r = _mm256_max_epi32(i32_of_8f16(p, pinf), _mm256_setzero_si256());
+  return _mm256_or_si256(r, *pinf);
+}
+T_AVX2 static void u32_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) _mm256_storeu_si256((__m256i *)(d + 4 * i), u32_of_8f16(s + 2 * i, &inf));
+}
+/* 64 bits: the 32-bit result widened, +inf's lanes all ones then (int64:
+   INT64_MAX, and -inf's INT64_MIN) */
+T_AVX2 static void w64_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n, bool is_signed) {
+  __m256i inf;
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i r = is_signed ? i32_of_8f16(s + 2 * i, &inf) : u32_of_8f16(s + 2 * i, &inf);
+    for (int h = 0; h < 2; h++) {
+      __m128i r4 = h ? _mm256_extracti128_si256(r, 1) : _mm256_castsi256_si128(r);
+      __m128i m4 = h ? _mm256_extracti128_si256(inf, 1) : _mm256_castsi256_si128(inf);
+      __m256i w = is_signed ? _mm256_cvtepi32_epi64(r4) : _mm256_cvtepu32_epi64(r4);
+      __m256i m = _mm256_cvtepi32_epi64(m4);
+      w = _mm256_blendv_epi8(w, is_signed ? _mm256_set1_epi64x(INT64_MAX) : _mm256_set1_epi64x(-1), m);
+      if (is_signed) /* -inf: INT32_MIN, which no finite float16 gives, widened to INT64_MIN */
+        w = _mm256_blendv_epi8(w, _mm256_set1_epi64x(INT64_MIN), _mm256_cmpeq_epi64(w, _mm256_set1_epi64x(INT32_MIN)));
+      _mm256_storeu_si256((__m256i *)(d + 8 * i + 32 * h), w);
+    }
+  }
+}
+T_AVX2 static void i64_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) { w64_of_f16_avx2(d, s, n, true); }
+T_AVX2 static void u64_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) { w64_of_f16_avx2(d, s, n, false); }
+
+/* The AVX-512 or AVX2 path of a float16 pair, and its block. */
+static run_fn pick_f16(bool v512, int to, int from, int *block) {
+  typedef struct { int to, from; run_fn fn; int block; } path;
+  static const path p512[] = {
       {NX_FLOAT16, NX_FLOAT64, f16_of_f64_512, 8},  {NX_FLOAT16, NX_INT64, f16_of_i64_512, 8},
       {NX_FLOAT16, NX_UINT64, f16_of_u64_512, 8},   {NX_FLOAT16, NX_INT32, f16_of_i32_512, 8},
       {NX_FLOAT16, NX_UINT32, f16_of_u32_512, 8},   {NX_FLOAT16, NX_INT16, f16_of_i16_512, 8},
@@ -494,7 +617,18 @@ static run_fn pick_f16_512(int to, int from, int *block) {
       {NX_INT8, NX_FLOAT16, i8_of_f16_512, 16},     {NX_UINT16, NX_FLOAT16, u16_of_f16_512, 16},
       {NX_UINT8, NX_FLOAT16, u8_of_f16_512, 16},    {NX_UINT32, NX_FLOAT16, u32_of_f16_512, 16},
       {NX_INT64, NX_FLOAT16, i64_of_f16_512, 16},   {NX_UINT64, NX_FLOAT16, u64_of_f16_512, 16}};
-  for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
+  static const path p2[] = {
+      {NX_FLOAT16, NX_FLOAT64, f16_of_f64_avx2, 8}, {NX_FLOAT16, NX_INT32, f16_of_i32_avx2, 8},
+      {NX_FLOAT16, NX_UINT32, f16_of_u32_avx2, 8},  {NX_FLOAT16, NX_INT16, f16_of_i16_avx2, 8},
+      {NX_FLOAT16, NX_UINT16, f16_of_u16_avx2, 8},  {NX_FLOAT16, NX_INT8, f16_of_i8_avx2, 8},
+      {NX_FLOAT16, NX_UINT8, f16_of_u8_avx2, 8},    {NX_FLOAT64, NX_FLOAT16, f64_of_f16_avx2, 8},
+      {NX_INT32, NX_FLOAT16, i32_of_f16_avx2, 8},   {NX_INT16, NX_FLOAT16, i16_of_f16_avx2, 8},
+      {NX_INT8, NX_FLOAT16, i8_of_f16_avx2, 8},     {NX_UINT16, NX_FLOAT16, u16_of_f16_avx2, 8},
+      {NX_UINT8, NX_FLOAT16, u8_of_f16_avx2, 8},    {NX_UINT32, NX_FLOAT16, u32_of_f16_avx2, 8},
+      {NX_INT64, NX_FLOAT16, i64_of_f16_avx2, 8},   {NX_UINT64, NX_FLOAT16, u64_of_f16_avx2, 8}};
+  const path *paths = v512 ? p512 : p2;
+  size_t n = v512 ? sizeof p512 / sizeof *p512 : sizeof p2 / sizeof *p2;
+  for (size_t k = 0; k < n; k++)
     if (paths[k].to == to && paths[k].from == from) {
       *block = paths[k].block;
       return paths[k].fn;
@@ -564,6 +698,8 @@ static run_fn pick(int to, int from, int *block, bool nt) {
     if (f) return f;
   }
   if (!v512 && v2) {
+    run_fn f16 = pick_f16(false, to, from, block);
+    if (f16) return f16;
     *block = 16;
     switch (PAIR(to, from)) {
     case PAIR(NX_FLOAT8_E4M3FN, NX_FLOAT64): *block = 8; return f64_e4m3fn_avx2;
@@ -575,7 +711,7 @@ static run_fn pick(int to, int from, int *block, bool nt) {
     }
   }
   if (!v512) return 0;
-  run_fn f16 = pick_f16_512(to, from, block);
+  run_fn f16 = pick_f16(true, to, from, block);
   if (f16) return f16;
   *block = 16;
   switch (PAIR(to, from)) {
