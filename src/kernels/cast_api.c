@@ -77,7 +77,7 @@ int nx_cast_new(nx_array **z, nx_dtype to, nx_array *src) {
   if (s) return s;
   if ((s = nx_cast(r, src))) {
     nx_array_free(r);
-    return s;
+    return nx__fail_as("nx_cast_new", s); /* named for the function called */
   }
   *z = r;
   return 0;

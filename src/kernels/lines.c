@@ -7,7 +7,10 @@ int nx__axes(const char *name, const nx_array *x, const int *axes, int naxes, bo
   char t[160];
   for (int j = 0; j < r; j++) mask[j] = naxes == -1;
   if (naxes == -1) return 0;
-  if (naxes < 0 || naxes > r || (naxes > 0 && !axes))
+  if (naxes > 0 && !axes)
+    return nx__fail(NX_EINVAL, "%s: the axes pointer is NULL (naxes %d, %s)", name, naxes,
+                    nx_array_describe(x, t, sizeof t));
+  if (naxes < 0 || naxes > r)
     return nx__fail(NX_EINVAL, "%s: %d axes of %s", name, naxes, nx_array_describe(x, t, sizeof t));
   for (int k = 0; k < naxes; k++) {
     int a = axes[k] < 0 ? axes[k] + r : axes[k];

@@ -67,6 +67,9 @@ static uint64_t settle(nx_dtype dt, double y, long double yl) {
 }
 
 uint64_t nx__math1(nx__uop op, nx_dtype dt, double x) {
+  /* A NaN gives itself, quieted by the store (long double acosl drops a
+     NaN's sign). */
+  if (isnan(x)) return nx_dtype_store_f64bits(dt, nx__f64_bits(x));
   if (dt == NX_FLOAT64) return nx__f64_bits((double)nx__fn1l(op, x));
   double y = nx__fn1(op, x);
   if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__f64_bits(y));
@@ -81,6 +84,9 @@ uint64_t nx__math2(nx__bop op, nx_dtype dt, double x, double y) {
   /* pow(1, y) and pow(x, 0) are 1 for every NaN: libm answers NaN for a
      signalling one, which a small format's NaN loads as in double. */
   if (op == NX__POW && (x == 1 || y == 0)) return nx_dtype_store_f64bits(dt, nx__f64_bits(1.0));
+  /* A NaN x gives its own NaN, quieted by the store: libm may return y's
+     of two NaNs (glibc's atan2 and powl do, its pow does not). */
+  if (isnan(x)) return nx_dtype_store_f64bits(dt, nx__f64_bits(x));
   if (dt == NX_FLOAT64) return nx__f64_bits((double)fn2l(op, x, y));
   double r = op == NX__POW ? pow(x, y) : atan2(x, y);
   if (dt == NX_FLOAT32) return nx_dtype_store_f64bits(dt, nx__f64_bits(r));

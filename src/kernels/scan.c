@@ -2,7 +2,8 @@
 /* Along one axis, in index order: argmax and argmin (the first occurrence,
    a NaN greater than any number), and the inclusive scans cumsum, cumprod,
    cummax and cummin (floats accumulate in double and store each result
-   once; integers wrap; NaN propagates from where it appears). */
+   once; integers wrap; NaN propagates from where it appears; -0 < +0 in
+   cummax and cummin). */
 #include <math.h>
 
 #include "lines.h"
@@ -27,6 +28,14 @@ static bool better(bool mx, int k, nx__v a, nx__v b) {
   }
   if (k == NX_KIND_SIGNED) return mx ? b.i > a.i : b.i < a.i;
   return mx ? b.u > a.u : b.u < a.u;
+}
+
+/* Whether cummax (mx) or cummin moves from a to b: better's order, and of
+   two zeros -0 < +0, as nx_max, nx_min and the reductions order them
+   (argmax keeps the first of equal values). */
+static bool scan_moves(bool mx, int k, nx__v a, nx__v b) {
+  if (k == NX_KIND_FLOAT && a.f == 0 && b.f == 0) return (signbit(a.f) != 0) == mx && (signbit(b.f) != 0) != mx;
+  return better(mx, k, a, b);
 }
 
 static nx__arg at(char *base, int bits, int64_t p, int64_t s) {
@@ -77,7 +86,7 @@ static void scan_each(void *vc, const nx__arg *zrun, int64_t i, int64_t xp) {
         } else a.u *= v.u;
         break;
       default:
-        if (better(c->op == CUMMAX, k, a, v)) a = v;
+        if (scan_moves(c->op == CUMMAX, k, a, v)) a = v;
         break;
       }
     nx__store(c->dt, &z, j, a);

@@ -25,7 +25,9 @@ bool nx__vmath_known(nx__uop op);
 int nx__vmath_level(int cap);
 
 /* z[i] = op(x[i]) for i < n, within 1 ulp, at a level nx__vmath_level
-   answered (not NX__VMATH_NONE), op one nx__vmath_known accepts. */
+   answered (not NX__VMATH_NONE), op one nx__vmath_known accepts. z[i]'s
+   bits depend on x[i] alone; where x[i] or z[i] is NaN they are the scalar
+   path's, (float)nx__fn1(op, x[i]). */
 void nx__vmath_f32(int level, nx__uop op, float *z, const float *x, int64_t n);
 
 /* run(z, x, n, nt) over the whole run: with nt false below 2 MiB of result
@@ -34,6 +36,11 @@ void nx__vmath_f32(int level, nx__uop op, float *z, const float *x, int64_t n);
    result's lines then need not be read for). */
 typedef void (*nx__vrun)(float *z, const float *x, int64_t n, bool nt);
 void nx__vmath_split(nx__vrun run, float *z, const float *x, int64_t n);
+
+/* r[l] = the scalar path's (float)nx__fn1(op, x[l]) for each lane l set in
+   mask: the loops' lanes of a NaN result from a number (vmath_level.c,
+   compiled for the baseline). */
+void nx__vmath_scalar_lanes(nx__uop op, float *r, const float *x, unsigned mask);
 
 /* The loops of each level (vmath.c, vmath_avx2.c). */
 void nx__vmath512_f32(nx__uop op, float *z, const float *x, int64_t n);

@@ -47,6 +47,11 @@ void nx__vmath_f32(int level, nx__uop op, float *z, const float *x, int64_t n) {
 #endif
 }
 
+void nx__vmath_scalar_lanes(nx__uop op, float *r, const float *x, unsigned mask) {
+  for (int l = 0; mask; l++, mask >>= 1)
+    if (mask & 1) r[l] = (float)nx__fn1(op, (double)x[l]);
+}
+
 void nx__vmath_split(nx__vrun run, float *z, const float *x, int64_t n) {
   uintptr_t at = (uintptr_t)z;
   if (n * 4 < NX__STREAM_BYTES || at % 4) {

@@ -49,7 +49,7 @@ int nx_where_new(nx_array **z, nx_array *cond, nx_array *x, nx_array *y) {
   if ((s = nx__make_like("nx_where_new", x, nx_array_dtype(x), &r))) return s;
   if ((s = nx_where(r, cond, x, y))) {
     nx_array_free(r);
-    return s;
+    return nx__fail_as("nx_where_new", s); /* named for the function called */
   }
   *z = r;
   return 0;

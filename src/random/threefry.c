@@ -59,13 +59,17 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-int nx_threefry(nx_array *z, nx_array *key, nx_array *ctr) {
+/* nx_threefry under the name of the function called, so that a failure of
+   nx_threefry_new names it. */
+static int threefry(const char *name, nx_array *z, nx_array *key, nx_array *ctr) {
   nx_array *ops[3] = {z, key, ctr};
-  int s = nx__need("nx_threefry", ops, 3);
+  int s = nx__need(name, ops, 3);
   if (s) return s;
   int ans = nx_door_host(ops, 1, ops + 1, 2, kernel, NULL);
-  return nx__finish("nx_threefry", "the host kernel", ans, ops, 3, nx_array_dtype(ctr));
+  return nx__finish(name, "the host kernel", ans, ops, 3, nx_array_dtype(ctr));
 }
+
+int nx_threefry(nx_array *z, nx_array *key, nx_array *ctr) { return threefry("nx_threefry", z, key, ctr); }
 
 int nx_threefry_new(nx_array **z, nx_array *key, nx_array *ctr) {
   if (!z || !key || !ctr)
@@ -73,7 +77,7 @@ int nx_threefry_new(nx_array **z, nx_array *key, nx_array *ctr) {
   nx_array *out;
   int s = nx__make_like("nx_threefry_new", ctr, nx_array_dtype(ctr), &out);
   if (s) return s;
-  if ((s = nx_threefry(out, key, ctr))) {
+  if ((s = threefry("nx_threefry_new", out, key, ctr))) {
     nx_array_free(out);
     return s;
   }

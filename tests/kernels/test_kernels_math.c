@@ -209,6 +209,129 @@ static void vmath_levels(int64_t n, uint64_t *seed) {
   free(want);
 }
 
+/* The functions of vmath_levels and their rows of ops[]. */
+static const nx__uop lane_fns[] = {NX__EXP, NX__LOG, NX__SIN, NX__COS, NX__TAN, NX__ASIN, NX__ACOS, NX__ATAN};
+static const int lane_op[] = {1, 2, 3, 4, 5, 6, 7, 8};
+#define NLANE_FNS (int)(sizeof lane_fns / sizeof *lane_fns)
+
+/* f of the n floats x through nx's function (the best level, as a caller
+   gets it), into z. */
+static void through_nx(int op, float *z, const float *x, int64_t n) {
+  nx_array *a, *b;
+  nx_array_host(NX_FLOAT32, &n, 1, &a);
+  nx_array_host(NX_FLOAT32, &n, 1, &b);
+  memcpy(nx_buffer_host_address(nx_array_buffer(a)), x, (size_t)n * 4);
+  CHECK(ops[op].fn(b, a) == 0, "%s: %s", ops[op].name, nx_error_message());
+  memcpy(z, nx_buffer_host_address(nx_array_buffer(b)), (size_t)n * 4);
+  nx_array_free(a);
+  nx_array_free(b);
+}
+
+/* f at level (0: through nx) of x[0..n) into z. */
+static void lanes_of(int level, int f, float *z, const float *x, int64_t n) {
+  if (level) nx__vmath_f32(level, lane_fns[f], z, x, n);
+  else through_nx(lane_op[f], z, x, n);
+}
+
+/* A lane's bits are its input's alone: the SLEEF loops at each level (and
+   nx's functions) give every element, in runs whose other lanes hold huge
+   values, infinities or NaNs (which sent SLEEF's plain sin, cos and tan down
+   their slow reduction for all lanes, an ulp off for the others), the bits
+   it has in a run of its own. */
+static void vmath_lanes(uint64_t *seed) {
+  enum { N = 1024 };
+  static const uint32_t odd[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFA12345u, 0x7149F2CAu, 0x43480000u,
+                                 0xC3000000u, 0x4F000000u};
+  float *x = malloc(N * 4), *y = malloc(N * 4), *z = malloc(N * 4), *alone = malloc(N * 4);
+  for (int i = 0; i < N; i++) {
+    uint64_t r = splitmix64_next(seed);
+    double u = (double)(int64_t)(r >> 11) / 0x1p53 * 2 - 1;
+    x[i] = i % 3 == 0 ? flt_of((uint32_t)r) : (float)(i % 3 == 1 ? 8 * u : 124 * u);
+  }
+  x[0] = -7.63982964f; /* the case found: sin 0xbf7a26f6 alone, 0xbf7a26f5 next to an infinity */
+  for (int level = 0; level <= NX__VMATH_AVX512; level++) {
+    if (level && nx__vmath_level(level) != level) continue;
+    for (int f = 0; f < NLANE_FNS; f++) {
+      long bad = 0;
+      for (int i = 0; i < N; i++) lanes_of(level, f, &alone[i], &x[i], 1);
+      /* x itself (random bits: some lanes huge, infinite or NaN), then x with
+         every 16th element (a lane moving through the vector) one of odd[] */
+      for (int k = 0; k <= (int)(sizeof odd / sizeof *odd); k++) {
+        for (int i = 0; i < N; i++) y[i] = k > 0 && i % 16 == (i / 16 + k) % 16 ? flt_of(odd[k - 1]) : x[i];
+        lanes_of(level, f, z, y, N);
+        for (int i = 0; i < N; i++)
+          if (bits_of_f(y[i]) == bits_of_f(x[i]) && bits_of_f(z[i]) != bits_of_f(alone[i]) && bad++ < 3)
+            CHECK(0, "%s level %d of %a (%08x): %08x among odd lanes %d, %08x alone", ops[lane_op[f]].name, level,
+                  x[i], bits_of_f(x[i]), bits_of_f(z[i]), k, bits_of_f(alone[i]));
+      }
+      float two[2] = {x[0], INFINITY}, z2[2];
+      lanes_of(level, f, z2, two, 2);
+      CHECK(bits_of_f(z2[0]) == bits_of_f(alone[0]), "%s level %d of [%a, inf]: %08x, %08x alone",
+            ops[lane_op[f]].name, level, x[0], bits_of_f(z2[0]), bits_of_f(alone[0]));
+      CHECK(bad == 0, "%s level %d: %ld lanes moved by their neighbours", ops[lane_op[f]].name, level, bad);
+    }
+  }
+  free(x);
+  free(y);
+  free(z);
+  free(alone);
+}
+
+/* NaN bits: where the input is NaN or the result is (an invalid operation:
+   log of a negative, sin, cos, tan of an infinity, asin, acos beyond +-1),
+   the SLEEF loops at each level and nx's float32 functions give the scalar
+   path's bits, (float)nx__fn1(op, x): a NaN's own NaN quieted, the scalar
+   path's NaN for an invalid operation. Every float format's transcendentals
+   give a NaN input's NaN quieted. */
+static void vmath_nans(void) {
+  static const uint32_t in[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF812345u, 0x7FA00000u, 0x7FFFFFFFu,
+                                0x7F800000u, 0xFF800000u, 0xBF800000u, 0x8DA24260u, 0x80000001u, 0xC0000000u,
+                                0x3FC00000u, 0xBFC00000u, 0x3F800001u, 0xBF800001u, 0x3F000000u, 0x40400000u};
+  enum { N = (int)(sizeof in / sizeof *in) };
+  float x[N], z[N];
+  for (int i = 0; i < N; i++) x[i] = flt_of(in[i]);
+  for (int level = 0; level <= NX__VMATH_AVX512; level++) {
+    if (level && nx__vmath_level(level) != level) continue;
+    for (int f = 0; f < NLANE_FNS; f++) {
+      lanes_of(level, f, z, x, N);
+      for (int i = 0; i < N; i++) {
+        uint32_t want = bits_of_f((float)nx__fn1(lane_fns[f], (double)x[i])), got = bits_of_f(z[i]);
+        if (isnan(x[i]) || isnan(flt_of(want)) || isnan(z[i]))
+          CHECK(got == want, "%s level %d of %08x: %08x, the scalar path %08x", ops[lane_op[f]].name, level, in[i],
+                got, want);
+      }
+    }
+  }
+  /* the other formats: a NaN gives itself, quieted */
+  static const struct {
+    nx_dtype dt;
+    uint64_t nan[3];
+  } fmt[] = {{NX_FLOAT64, {0xFFF8000000000000ull, 0xFFF0000000012345ull, 0x7FF4000000000001ull}},
+             {NX_FLOAT16, {0xFE00u, 0xFC21u, 0x7D00u}},
+             {NX_BFLOAT16, {0xFFC0u, 0xFF81u, 0x7FA0u}}};
+  for (size_t d = 0; d < sizeof fmt / sizeof *fmt; d++) {
+    nx_dtype dt = fmt[d].dt;
+    int bytes = nx_dtype_bits(dt) / 8;
+    int64_t n = 3;
+    nx_array *a, *b;
+    nx_array_host(dt, &n, 1, &a);
+    nx_array_host(dt, &n, 1, &b);
+    char *pa = nx_buffer_host_address(nx_array_buffer(a)), *pb = nx_buffer_host_address(nx_array_buffer(b));
+    for (int i = 0; i < 3; i++) memcpy(pa + i * bytes, &fmt[d].nan[i], (size_t)bytes);
+    for (int op = 0; op < NOPS; op++) {
+      CHECK(ops[op].fn(b, a) == 0, "%s: %s", ops[op].name, nx_error_message());
+      for (int i = 0; i < 3; i++) {
+        uint64_t got = 0, want = nx_dtype_store_bits(dt, nx_dtype_load_bits(dt, fmt[d].nan[i]));
+        memcpy(&got, pb + i * bytes, (size_t)bytes);
+        CHECK(got == want, "%s of %s NaN %llx: %llx, want %llx", ops[op].name, nx_dtype_name(dt),
+              (unsigned long long)fmt[d].nan[i], (unsigned long long)got, (unsigned long long)want);
+      }
+    }
+    nx_array_free(a);
+    nx_array_free(b);
+  }
+}
+
 int main(void) {
 #if defined(NX_SAMPLED)
   int step = 16;
@@ -224,5 +347,7 @@ int main(void) {
   sampled(NX_FLOAT64, n, &seed);
   tanh_levels(4 * n, &seed);
   vmath_levels(n, &seed);
+  vmath_lanes(&seed);
+  vmath_nans();
   return check_done();
 }

@@ -112,12 +112,58 @@ static void random_pairs(nx_dtype dt, int64_t n, uint64_t *seed) {
   free(ys);
 }
 
+/* A NaN first operand gives its own NaN, quieted, whatever the second is
+   (docs/kernels.md), in every float format with NaNs: two NaNs of other
+   signs and payloads (quiet and signalling), and a NaN against a number;
+   pow(NaN, 0) stays 1. glibc's atan2 and powl return the second of two
+   NaNs, which float64 pow and every atan2 gave. */
+static void nan_first(void) {
+  static const struct {
+    nx_dtype dt;
+    uint64_t a, b; /* two NaNs */
+  } fmt[] = {{NX_FLOAT64, 0x7FF8000000000001ull, 0xFFF4000000000002ull},
+             {NX_FLOAT32, 0x7FC00001u, 0xFFA00002u},
+             {NX_FLOAT16, 0x7E01u, 0xFD02u},
+             {NX_BFLOAT16, 0x7FC1u, 0xFFA2u},
+             {NX_FLOAT8_E4M3FN, 0x7Fu, 0xFFu},
+             {NX_FLOAT8_E5M2, 0x7Eu, 0xFDu}};
+  for (size_t d = 0; d < sizeof fmt / sizeof *fmt; d++) {
+    nx_dtype dt = fmt[d].dt;
+    int bits = nx_dtype_bits(dt);
+    uint64_t two = nx_dtype_store_bits(dt, 2.0), one = nx_dtype_store_bits(dt, 1.0);
+    uint64_t zero = nx_dtype_store_bits(dt, 0.0);
+    /* (x, y) pairs; x a NaN, and the bits of x quieted expected but where y is 0 in pow */
+    const uint64_t xs[] = {fmt[d].a, fmt[d].b, fmt[d].a, fmt[d].b, fmt[d].b, fmt[d].a};
+    const uint64_t ys[] = {fmt[d].b, fmt[d].a, two, one, zero, fmt[d].a};
+    enum { N = 6 };
+    uint8_t *px, *py, *pz;
+    nx_array *x = host_array(dt, N, &px), *y = host_array(dt, N, &py), *z = host_array(dt, N, &pz);
+    for (int i = 0; i < N; i++) {
+      put(px, bits, i, xs[i]);
+      put(py, bits, i, ys[i]);
+    }
+    for (int op = 0; op < 2; op++) {
+      CHECK(ops[op].fn(z, x, y) == 0, "%s of %s: %s", ops[op].name, nx_dtype_name(dt), nx_error_message());
+      for (int i = 0; i < N; i++) {
+        uint64_t want = op == 0 && ys[i] == zero ? one : nx_dtype_store_bits(dt, nx_dtype_load_bits(dt, xs[i]));
+        uint64_t got = get(pz, bits, i);
+        CHECK(got == want, "%s of %s (%llx, %llx): %llx, want %llx", ops[op].name, nx_dtype_name(dt),
+              (unsigned long long)xs[i], (unsigned long long)ys[i], (unsigned long long)got, (unsigned long long)want);
+      }
+    }
+    nx_array_free(x);
+    nx_array_free(y);
+    nx_array_free(z);
+  }
+}
+
 int main(void) {
 #if defined(NX_SAMPLED)
   int64_t n16 = 1 << 13, n32 = 1 << 12;
 #else
   int64_t n16 = 1 << 18, n32 = 1 << 17;
 #endif
+  nan_first();
   every_pair(NX_FLOAT8_E4M3FN);
   every_pair(NX_FLOAT8_E5M2);
   every_pair(NX_FLOAT4_E2M1FN);

@@ -232,6 +232,70 @@ static bool try_pair(const op *o, int hi, int lo) {
   return true;
 }
 
+/* Messages that name the function called and the faulty argument:
+   nx_threefry_new's own name (not nx_threefry's) for a refused operand; a
+   NULL axes pointer with a count, in every reduction taking axes; a NULL
+   arrays pointer of nx_cat_new; nx_where_new's and nx_cast_new's own names
+   before their operation's refusal. */
+static bool starts(const char *name) { return strncmp(nx_error_message(), name, strlen(name)) == 0; }
+
+static void messages(void) {
+  int64_t s2[2] = {3, 2}, s3[2] = {2, 3};
+  nx_array *k = NULL, *k3 = NULL, *f = NULL, *z = NULL;
+  nx_array_host(NX_UINT32, s2, 2, &k);
+  nx_array_host(NX_UINT32, s3, 2, &k3);
+  nx_array_host(NX_FLOAT32, s2, 2, &f);
+  CHECK(nx_threefry_new(&z, f, k) == NX_EINVAL && !z && starts("nx_threefry_new: ") &&
+            strstr(nx_error_message(), "float32"),
+        "threefry_new of a float32 key: %s", nx_error_message());
+  CHECK(nx_threefry_new(&z, k3, k3) == NX_EINVAL && !z && starts("nx_threefry_new: "), "threefry_new of [2, 3]: %s",
+        nx_error_message());
+  CHECK(nx_threefry(k3, k3, k3) == NX_EINVAL && starts("nx_threefry: "), "threefry of [2, 3]: %s", nx_error_message());
+  typedef int (*red_fn)(nx_array *, nx_array *, const int *, int);
+  typedef int (*red_new_fn)(nx_array **, nx_array *, const int *, int, bool);
+  static const struct {
+    const char *name, *name_new;
+    red_fn fn;
+    red_new_fn fn_new;
+  } red[] = {{"nx_sum", "nx_sum_new", nx_sum, nx_sum_new},
+             {"nx_prod", "nx_prod_new", nx_prod, nx_prod_new},
+             {"nx_reduce_min", "nx_reduce_min_new", nx_reduce_min, nx_reduce_min_new},
+             {"nx_reduce_max", "nx_reduce_max_new", nx_reduce_max, nx_reduce_max_new},
+             {"nx_any", "nx_any_new", nx_any, nx_any_new},
+             {"nx_all", "nx_all_new", nx_all, nx_all_new}};
+  int64_t s1 = 2;
+  nx_array *r = NULL;
+  nx_array_host(NX_FLOAT32, &s1, 1, &r);
+  for (size_t i = 0; i < sizeof red / sizeof *red; i++) {
+    CHECK(red[i].fn_new(&z, f, NULL, 1, false) == NX_EINVAL && !z && starts(red[i].name_new) &&
+              strstr(nx_error_message(), "axes pointer is NULL"),
+          "%s with NULL axes: %s", red[i].name_new, nx_error_message());
+    CHECK(red[i].fn(r, f, NULL, 1) == NX_EINVAL && starts(red[i].name) &&
+              strstr(nx_error_message(), "axes pointer is NULL"),
+          "%s with NULL axes: %s", red[i].name, nx_error_message());
+  }
+  CHECK(nx_cat_new(&z, NULL, 2, 0) == NX_EINVAL && !z && starts("nx_cat_new: ") &&
+            strstr(nx_error_message(), "arrays pointer is NULL"),
+        "cat_new of NULL arrays: %s", nx_error_message());
+  nx_array *xs[1] = {f};
+  CHECK(nx_cat_new(&z, xs, 0, 0) == NX_EINVAL && !z && starts("nx_cat_new: 0 arrays"), "cat_new of 0 arrays: %s",
+        nx_error_message());
+  /* the _new forms name themselves before the operation's own refusal */
+  CHECK(nx_where_new(&z, f, f, f) == NX_EINVAL && !z && starts("nx_where_new: "), "where_new of a float32 condition: %s",
+        nx_error_message());
+  nx_array *dead = NULL;
+  nx_array_host(NX_FLOAT32, s2, 2, &dead);
+  nx_buffer_free(nx_array_buffer(dead));
+  CHECK(nx_cast_new(&z, NX_FLOAT16, dead) == NX_EINVAL && !z && starts("nx_cast_new: ") &&
+            strstr(nx_error_message(), "was freed"),
+        "cast_new of a dead array: %s", nx_error_message());
+  nx_array_free(dead);
+  nx_array_free(k);
+  nx_array_free(k3);
+  nx_array_free(f);
+  nx_array_free(r);
+}
+
 int main(void) {
   if (nx_rig_test_device(&testdev) != 0) {
     CHECK(0, "nx_rig_test_device: %s", nx_error_message());
@@ -248,5 +312,6 @@ int main(void) {
     CHECK(pairs_checked - before >= (o->kind == FILL ? 5 : 20), "%s: %ld pairs", o->name, pairs_checked - before);
   }
   printf("%ld refusals checked over %zu operations\n", pairs_checked, sizeof ops / sizeof *ops);
+  messages();
   return check_done();
 }

@@ -94,6 +94,47 @@ static void check_scans(uint64_t *seed) {
   nx_array_free(c);
 }
 
+/* cummax and cummin order -0 < +0 in every float format, as nx_max, nx_min
+   and the reductions do: cummax [-0, +0, -0] is [-0, +0, +0], cummin
+   [+0, -0, +0] is [+0, -0, -0]; and along a transposed view. */
+static void check_scan_zeros(void) {
+  static const nx_dtype dts[] = {NX_FLOAT64, NX_FLOAT32, NX_FLOAT16, NX_BFLOAT16, NX_FLOAT8_E4M3FN, NX_FLOAT8_E5M2,
+                                 NX_FLOAT4_E2M1FN};
+  static const double in[2][3] = {{-0.0, 0.0, -0.0}, {0.0, -0.0, 0.0}};
+  static const double want[2][3] = {{-0.0, 0.0, 0.0}, {0.0, -0.0, -0.0}};
+  scan_fn fns[2] = {nx_cummax, nx_cummin};
+  const char *names[2] = {"cummax", "cummin"};
+  for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
+    for (int op = 0; op < 2; op++) {
+      nx_dtype dt = dts[d];
+      int64_t shape[2] = {3, 2}, tshape[2] = {2, 3};
+      nx_array *x = NULL, *xt = NULL, *z = NULL, *zt = NULL;
+      nx_array_host(dt, shape, 2, &x);
+      nx_array_host(dt, tshape, 2, &zt);
+      nx_move m;
+      int order[2] = {1, 0};
+      nx_move_permute(&m, order, 2);
+      nx_array_move(&m, x, &xt); /* [2, 3], the scan's axis 1 of stride one row */
+      for (int64_t i = 0; i < 3; i++)
+        for (int64_t j = 0; j < 2; j++) nx_array_set(x, (int64_t[]){i, j}, (nx_value){.f = in[op][i]});
+      nx_array_host(dt, shape, 2, &z);
+      CHECK(fns[op](z, x, 0) == 0 && fns[op](zt, xt, 1) == 0, "%s of %s: %s", names[op], nx_dtype_name(dt),
+            nx_error_message());
+      for (int64_t i = 0; i < 3; i++)
+        for (int64_t j = 0; j < 2; j++) {
+          uint64_t w = nx_dtype_store_bits(dt, want[op][i]), got = elem_bits(z, (int64_t[]){i, j}),
+                   gott = elem_bits(zt, (int64_t[]){j, i});
+          CHECK(got == w && gott == w, "%s of %s at %lld: %llx and %llx (transposed), want %llx", names[op],
+                nx_dtype_name(dt), (long long)i, (unsigned long long)got, (unsigned long long)gott,
+                (unsigned long long)w);
+        }
+      nx_array_free(x);
+      nx_array_free(xt);
+      nx_array_free(z);
+      nx_array_free(zt);
+    }
+}
+
 /* any and all over every set of axes of a [3, 4, 5] array. */
 static void check_any_all(uint64_t *seed) {
   static const nx_dtype dts[] = {NX_BOOL, NX_BIT, NX_FLOAT32, NX_INT8};
@@ -187,6 +228,7 @@ static void check_contiguous(uint64_t *seed) {
 int main(void) {
   uint64_t seed = 3;
   check_scans(&seed);
+  check_scan_zeros();
   check_any_all(&seed);
   check_contiguous(&seed);
   return check_done();
