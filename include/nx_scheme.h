@@ -65,8 +65,9 @@ typedef int (*nx_scheme_fn)(void *ctx, nx_shape_session *s, nx_tensor *const *ar
    constraint f added with nx_shape_add_* and did not solve), when f forces
    dims (nx_shape_finish or a solve past stage 1 inside f: inference cannot
    close during a trace) or projections (nx_shape_projections or
-   nx_tensor_resolve_padding inside f, whatever their outcome), when f returns no result or more than
-   NX_SCHEME_MAX_RESULTS, when f makes a dim or row beyond what a scheme
+   nx_tensor_resolve_padding inside f, whatever their outcome), when f returns a negative count or more
+   than NX_SCHEME_MAX_RESULTS results (none is a scheme of no result: the
+   seed's functions map a tensor list to a tensor list), when f makes a dim or row beyond what a scheme
    holds (a concatenation of more than 64 parts, a row flank of more than
    256 dims, a total over more than 64 rows), and for what a scheme cannot
    carry
@@ -124,6 +125,7 @@ NX_API int nx_scheme_reduced(const nx_scheme *sc, const char **why);
    failure at closing names it too. Valid across closings, unless the
    scheme depends on open state: a fixed variable that was open at the trace
    and that closing left open because no shape holds it.
+   results may be NULL when nres is 0.
    Fails with NX_EINVAL on a NULL argument or wrong counts (the session
    unchanged); on a tainted session; with the message prefixed "applying the
    shape scheme <label> to <application>: " on a shape error (the session

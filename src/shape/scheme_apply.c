@@ -333,7 +333,7 @@ static int instantiate_as(nx_shape_session *s, const nx_scheme *sc, const char *
 
 int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *application,
                           nx_tensor *const *args, int nargs, nx_tensor **results, int nres) {
-  if (!s || !sc || (!args && nargs) || !results) return nx__fail(NX_EINVAL, "nx_scheme_instantiate: NULL argument");
+  if (!s || !sc || (!args && nargs) || (!results && nres)) return nx__fail(NX_EINVAL, "nx_scheme_instantiate: NULL argument");
   if (nargs != sc->arity || nres != sc->nres)
     return nx__fail(NX_EINVAL, "nx_scheme_instantiate: the scheme %s takes %d arguments and gives %d results, not %d and %d",
                     sc->label, sc->arity, sc->nres, nargs, nres);

@@ -62,8 +62,8 @@ static int build(nx__copier *c, const nx__cvec *rec, const nx__refvec *refs, int
   nx_shape_session *s = c->s;
   nx_scheme *sc = c->sc;
   sc->args = nx__calloc((size_t)(n ? n : 1), sizeof *sc->args);
-  sc->results = nx__calloc((size_t)nres, sizeof *sc->results);
-  sc->res_rows = nx__calloc((size_t)nres, sizeof *sc->res_rows);
+  sc->results = nx__calloc((size_t)(nres ? nres : 1), sizeof *sc->results);
+  sc->res_rows = nx__calloc((size_t)(nres ? nres : 1), sizeof *sc->res_rows);
   if (!sc->args || !sc->results || !sc->res_rows) return NX_ENOMEM;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < 3; k++) sc->args[i][k] = nx__scheme_copy_row(c, args[i]->rows[k]);
@@ -194,10 +194,10 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   }
   s->forced_proj = prev_forced;
   s->forced_dims = prev_dims;
-  if (!rc && (nres < 1 || nres > NX_SCHEME_MAX_RESULTS)) {
+  if (!rc && (nres < 0 || nres > NX_SCHEME_MAX_RESULTS)) {
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_tracers;
-    snprintf(what, sizeof what, "the function returned %d results (1 to %d)", nres, NX_SCHEME_MAX_RESULTS);
+    snprintf(what, sizeof what, "the function returned %d results (0 to %d)", nres, NX_SCHEME_MAX_RESULTS);
   }
   for (int j = 0; !rc && j < nres; j++)
     if (!res[j]) {

@@ -316,10 +316,15 @@ static int nested_bad(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n
   return rc ? rc : nx_tensor_unary(s, "relu", a[0], &r[0]);
 }
 
+/* constrains its argument (output 3) and returns nothing; with ctx, says
+   it returns 17 results */
 static int no_result(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
-  (void)ctx, (void)s, (void)a, (void)n, (void)r;
-  *nr = 0;
-  return 0;
+  nx_tensor *p, *q;
+  (void)n, (void)r;
+  *nr = ctx ? NX_SCHEME_MAX_RESULTS + 1 : 0;
+  if (ctx) return 0;
+  int rc = nx_tensor_param(s, "p", "", "3", &p);
+  return rc ? rc : nx_tensor_binary(s, "+", a[0], p, &q); /* the sum dropped: only the constraint stays */
 }
 
 static int add2(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
@@ -406,8 +411,22 @@ static void test_trace_errors(void) {
         "set_dim on an outside capture");
   rc = nx_scheme_trace(S, "big", 1, big_concat, NULL, &sc);
   CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme big: ", "beyond what a scheme holds"), "too big");
-  rc = nx_scheme_trace(S, "none", 1, no_result, NULL, &sc);
-  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme none: ", "returned 0 results"), "no result");
+  /* no result: the seed's functions map a tensor list to a tensor list */
+  sc = trace("none", 1, no_result, NULL);
+  const char *txt = text(sc);
+  static const char head[] = "none : ..'a..|..'b..->..'c.. => ";
+  CHECK(!strncmp(txt, head, sizeof head - 1) && (txt[sizeof head - 1] == 0 || txt[sizeof head - 1] == '\n'),
+        "no result, printed: '%s'", txt);
+  CHECK(nx_scheme_num_results(sc) == 0, "no result: num_results %d", nx_scheme_num_results(sc));
+  nx_tensor *four = term("four", "", "", "4");
+  rc = nx_scheme_instantiate(S, sc, NULL, &four, 1, NULL, 0);
+  CHECK(rc == NX_EINVAL && prefixed("applying the shape scheme none to four: ", "mismatch"),
+        "a scheme of no result still constrains its argument");
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+  nx_shape_session_new(&S);
+  rc = nx_scheme_trace(S, "many", 1, no_result, "17", &sc);
+  CHECK(rc == NX_EINVAL && prefixed("tracing the shape scheme many: ", "returned 17 results (0 to 16)"), "17 results");
   CHECK(nx_scheme_trace(S, "", 1, residual, NULL, &sc) == NX_EINVAL && nx_scheme_trace(NULL, "x", 1, residual, NULL, &sc) == NX_EINVAL &&
             nx_scheme_trace(S, "x", -1, residual, NULL, &sc) == NX_EINVAL,
         "bad arguments");
