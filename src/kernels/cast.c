@@ -5,6 +5,15 @@
 #include "cast_internal.h"
 #include "typed.h"
 
+nx__cast_loop nx__cast_find(const nx__cast_path *paths, size_t n, int to, int from, int *block) {
+  for (size_t k = 0; k < n; k++)
+    if (paths[k].to == to && paths[k].from == from) {
+      *block = paths[k].block;
+      return paths[k].fn;
+    }
+  return 0;
+}
+
 void nx__cast_run(nx_dtype to, void *dst, int64_t dp, int64_t ds,
                   nx_dtype from, const void *src, int64_t sp, int64_t ss, int64_t n) {
   if (n > 0 && ss == 1 && ds == 1) {

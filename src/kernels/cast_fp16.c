@@ -150,33 +150,17 @@ T_FP16 static void u64_of_f16(nx_u8 *d, const nx_u8 *s, int64_t n) {
 bool nx__cast_has_fp16(void) { return __builtin_cpu_supports("avx512fp16"); }
 
 nx__cast_loop nx__cast_pick_fp16(int to, int from, int *block) {
-  if (to == NX_FLOAT16) {
-    switch (from) {
-    case NX_FLOAT64: *block = 8; return f16_of_f64;
-    case NX_INT64: *block = 8; return f16_of_i64;
-    case NX_UINT64: *block = 8; return f16_of_u64;
-    case NX_INT32: *block = 16; return f16_of_i32;
-    case NX_UINT32: *block = 16; return f16_of_u32;
-    case NX_INT16: *block = 32; return f16_of_i16;
-    case NX_UINT16: *block = 32; return f16_of_u16;
-    case NX_INT8: *block = 32; return f16_of_i8;
-    case NX_UINT8: *block = 32; return f16_of_u8;
-    default: return 0;
-    }
-  }
-  if (from != NX_FLOAT16) return 0;
-  switch (to) {
-  case NX_FLOAT64: *block = 8; return f64_of_f16;
-  case NX_INT64: *block = 8; return i64_of_f16;
-  case NX_UINT64: *block = 8; return u64_of_f16;
-  case NX_INT32: *block = 16; return i32_of_f16;
-  case NX_UINT32: *block = 16; return u32_of_f16;
-  case NX_INT16: *block = 32; return i16_of_f16;
-  case NX_UINT16: *block = 32; return u16_of_f16;
-  case NX_INT8: *block = 32; return i8_of_f16;
-  case NX_UINT8: *block = 32; return u8_of_f16;
-  default: return 0;
-  }
+  static const nx__cast_path paths[] = {
+      {NX_FLOAT16, NX_FLOAT64, f16_of_f64, 8},  {NX_FLOAT16, NX_INT64, f16_of_i64, 8},
+      {NX_FLOAT16, NX_UINT64, f16_of_u64, 8},   {NX_FLOAT16, NX_INT32, f16_of_i32, 16},
+      {NX_FLOAT16, NX_UINT32, f16_of_u32, 16},  {NX_FLOAT16, NX_INT16, f16_of_i16, 32},
+      {NX_FLOAT16, NX_UINT16, f16_of_u16, 32},  {NX_FLOAT16, NX_INT8, f16_of_i8, 32},
+      {NX_FLOAT16, NX_UINT8, f16_of_u8, 32},    {NX_FLOAT64, NX_FLOAT16, f64_of_f16, 8},
+      {NX_INT64, NX_FLOAT16, i64_of_f16, 8},    {NX_UINT64, NX_FLOAT16, u64_of_f16, 8},
+      {NX_INT32, NX_FLOAT16, i32_of_f16, 16},   {NX_UINT32, NX_FLOAT16, u32_of_f16, 16},
+      {NX_INT16, NX_FLOAT16, i16_of_f16, 32},   {NX_UINT16, NX_FLOAT16, u16_of_f16, 32},
+      {NX_INT8, NX_FLOAT16, i8_of_f16, 32},     {NX_UINT8, NX_FLOAT16, u8_of_f16, 32}};
+  return nx__cast_find(paths, sizeof paths / sizeof *paths, to, from, block);
 }
 
 #else /* no compiler support, or not x86-64 */

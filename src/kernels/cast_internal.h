@@ -4,6 +4,7 @@
 #define NX_KERNELS_CAST_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cast.h"
 
@@ -26,6 +27,17 @@ enum {
 /* A vector loop of cast: n elements (a multiple of its block) from s to d,
    both contiguous. */
 typedef void (*nx__cast_loop)(nx_u8 *d, const nx_u8 *s, int64_t n);
+
+/* A table's entry of vector loops: the pair, its loop and its block. */
+typedef struct nx__cast_path {
+  int to, from;
+  nx__cast_loop fn;
+  int block;
+} nx__cast_path;
+
+/* The loop of the pair (to, from) among the n entries of paths, its block
+   in *block; NULL if none. */
+nx__cast_loop nx__cast_find(const nx__cast_path *paths, size_t n, int to, int from, int *block);
 
 /* Whether this CPU has AVX512-FP16 and this build its paths (cast_fp16.c). */
 bool nx__cast_has_fp16(void);

@@ -606,8 +606,7 @@ T_AVX2 static void u64_of_f16_avx2(nx_u8 *d, const nx_u8 *s, int64_t n) { w64_of
 
 /* The AVX-512 or AVX2 path of a float16 pair, and its block. */
 static run_fn pick_f16(bool v512, int to, int from, int *block) {
-  typedef struct { int to, from; run_fn fn; int block; } path;
-  static const path p512[] = {
+  static const nx__cast_path p512[] = {
       {NX_FLOAT16, NX_FLOAT64, f16_of_f64_512, 8},  {NX_FLOAT16, NX_INT64, f16_of_i64_512, 8},
       {NX_FLOAT16, NX_UINT64, f16_of_u64_512, 8},   {NX_FLOAT16, NX_INT32, f16_of_i32_512, 8},
       {NX_FLOAT16, NX_UINT32, f16_of_u32_512, 8},   {NX_FLOAT16, NX_INT16, f16_of_i16_512, 8},
@@ -617,7 +616,7 @@ static run_fn pick_f16(bool v512, int to, int from, int *block) {
       {NX_INT8, NX_FLOAT16, i8_of_f16_512, 16},     {NX_UINT16, NX_FLOAT16, u16_of_f16_512, 16},
       {NX_UINT8, NX_FLOAT16, u8_of_f16_512, 16},    {NX_UINT32, NX_FLOAT16, u32_of_f16_512, 16},
       {NX_INT64, NX_FLOAT16, i64_of_f16_512, 16},   {NX_UINT64, NX_FLOAT16, u64_of_f16_512, 16}};
-  static const path p2[] = {
+  static const nx__cast_path p2[] = {
       {NX_FLOAT16, NX_FLOAT64, f16_of_f64_avx2, 8}, {NX_FLOAT16, NX_INT32, f16_of_i32_avx2, 8},
       {NX_FLOAT16, NX_UINT32, f16_of_u32_avx2, 8},  {NX_FLOAT16, NX_INT16, f16_of_i16_avx2, 8},
       {NX_FLOAT16, NX_UINT16, f16_of_u16_avx2, 8},  {NX_FLOAT16, NX_INT8, f16_of_i8_avx2, 8},
@@ -626,14 +625,8 @@ static run_fn pick_f16(bool v512, int to, int from, int *block) {
       {NX_INT8, NX_FLOAT16, i8_of_f16_avx2, 8},     {NX_UINT16, NX_FLOAT16, u16_of_f16_avx2, 8},
       {NX_UINT8, NX_FLOAT16, u8_of_f16_avx2, 8},    {NX_UINT32, NX_FLOAT16, u32_of_f16_avx2, 8},
       {NX_INT64, NX_FLOAT16, i64_of_f16_avx2, 8},   {NX_UINT64, NX_FLOAT16, u64_of_f16_avx2, 8}};
-  const path *paths = v512 ? p512 : p2;
-  size_t n = v512 ? sizeof p512 / sizeof *p512 : sizeof p2 / sizeof *p2;
-  for (size_t k = 0; k < n; k++)
-    if (paths[k].to == to && paths[k].from == from) {
-      *block = paths[k].block;
-      return paths[k].fn;
-    }
-  return 0;
+  return v512 ? nx__cast_find(p512, sizeof p512 / sizeof *p512, to, from, block)
+              : nx__cast_find(p2, sizeof p2 / sizeof *p2, to, from, block);
 }
 
 /* ---- Dispatch ---- */

@@ -182,7 +182,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
        (an inner trace's or check's) */
     if (rc && !s->tainted && s->shape_errors == errors0 && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers;
   }
-  if (s->stage > 1 || s->forced_dims) {
+  if (s->forced_dims) { /* raised by any solve past stage 1 while the trace recorded */
     rc = NX_EINVAL;
     *carry = nx__scheme_reason_force;
     snprintf(what, sizeof what, "the function forces dims (closing or a solve past stage 1): inference cannot close during a trace");
