@@ -208,7 +208,8 @@ NX_API int nx_assign(nx_array *z, nx_array *x);
      sum, prod   of z's dtype, x's; floats sum pairwise (error O(log n)), in
                  double for formats up to float64 and store once; integers
                  wrap; an empty sum is 0, an empty product 1
-     min, max    NaN propagates; an empty min or max is declined
+     min, max    NaN propagates; an empty min or max is declined (NX_EINVAL,
+                 saying that min or max has no identity)
      any, all    z of dtype bool or bit, x of any real dtype: whether some
                  (every) element is nonzero (NaN is nonzero); empty: false
                  (true)
@@ -232,7 +233,7 @@ NX_API int nx_all_new(nx_array **z, nx_array *x, const int *axes, int naxes, boo
    extent 1 there) to the index along axis of the greatest element, the
    first of equal ones; a NaN is greater than every number (the first NaN
    wins). nx_argmin likewise for the least. An axis of extent 0 is declined,
-   and so is one longer than INT32_MAX. nx_argmax_new(&z, x, axis, keepdims)
+   and so is one longer than INT32_MAX (NX_EINVAL, saying which). nx_argmax_new(&z, x, axis, keepdims)
    makes z. Fail as the module's operations do, and with NX_EINVAL for an
    axis out of range. */
 NX_API int nx_argmax(nx_array *z, nx_array *x, int axis);

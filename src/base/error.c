@@ -10,11 +10,15 @@
    longer messages are cut, never overflowed. */
 static _Thread_local char message[1024];
 
+/* Formatted aside first: an argument may be the message itself (a failure
+   that wraps the one before it), and vsnprintf must not read what it writes. */
 int nx__fail(int status, const char *fmt, ...) {
+  char text[sizeof message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(message, sizeof message, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  memcpy(message, text, strlen(text) + 1);
   return status;
 }
 

@@ -198,6 +198,7 @@ static bool computes(rop op, nx_dtype dt) {
 typedef struct kctx {
   rctx c;
   const bool *mask;
+  bool empty; /* min or max over no element: declined, said as such */
 } kctx;
 
 static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
@@ -216,7 +217,10 @@ static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
   void *b = ops[1].base;
   const nx_layout *ls = &sub;
   nx__plan_make(&c->sub, 1, &dt, &b, &ls, 0);
-  if (c->sub.count == 0 && (c->op == MIN || c->op == MAX) && nx_layout_count(&zk) > 0) return NX_DECLINED;
+  if (c->sub.count == 0 && (c->op == MIN || c->op == MAX) && nx_layout_count(&zk) > 0) {
+    k->empty = true;
+    return NX_DECLINED;
+  }
   rrun r = {c, ops[1].base};
   int64_t w = c->sub.count > 1024 ? 1024 : c->sub.count + 1;
   nx__each(ops, &zk, &xk, each, &r, (int)w);
@@ -229,8 +233,13 @@ static int reduce(const char *name, rop op, nx_array *z, nx_array *x, const int 
   if (s) return s;
   bool mask[NX_MAX_RANK];
   if ((s = nx__axes(name, x, axes, naxes, mask))) return s;
-  kctx k = {{op, nx_array_dtype(x), nx_array_dtype(z), {0}}, mask};
+  kctx k = {{op, nx_array_dtype(x), nx_array_dtype(z), {0}}, mask, false};
   int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &k);
+  if (a == NX_DECLINED && k.empty) {
+    char t[160];
+    return nx__fail(NX_EINVAL, "%s: the reduced axes of %s hold no element, and %s has no identity", name,
+                    nx_array_describe(x, t, sizeof t), op == MIN ? "min" : "max");
+  }
   return nx__finish(name, "the host kernel", a, ops, 2, k.c.dt);
 }
 

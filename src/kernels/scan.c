@@ -96,6 +96,7 @@ static void scan_each(void *vc, const nx__arg *zrun, int64_t i, int64_t xp) {
 typedef struct kctx {
   lctx c;
   int axis;
+  const char *why; /* a case declined for its extent, said as such */
 } kctx;
 
 static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
@@ -133,7 +134,10 @@ static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
   c->xs = xl->stride[kc->axis];
   c->zs = zl->stride[kc->axis];
   c->xbase = ops[1].base;
-  if (arg && (c->n == 0 || c->n > INT32_MAX) && nx_layout_count(&zk) > 0) return NX_DECLINED;
+  if (arg && (c->n == 0 || c->n > INT32_MAX) && nx_layout_count(&zk) > 0) {
+    kc->why = c->n == 0 ? "an empty axis has no first extreme" : "the axis is longer than an int32 index counts";
+    return NX_DECLINED;
+  }
   if (c->n == 0) return NX_DONE;
   nx__each(ops, &zk, &xk, arg ? arg_each : scan_each, c, c->n > 1024 ? 1024 : (int)c->n + 1);
   return NX_DONE;
@@ -145,9 +149,13 @@ static int along(const char *name, lop op, nx_array *z, nx_array *x, int axis) {
   if (s) return s;
   bool mask[NX_MAX_RANK];
   if ((s = nx__axes(name, x, &axis, 1, mask))) return s;
-  kctx k = {{op, nx_array_dtype(x), nx_array_dtype(z), 0, 0, 0, NULL, NULL}, 0};
+  kctx k = {{op, nx_array_dtype(x), nx_array_dtype(z), 0, 0, 0, NULL, NULL}, 0, NULL};
   while (!mask[k.axis]) k.axis++;
   int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &k);
+  if (a == NX_DECLINED && k.why) {
+    char t[160];
+    return nx__fail(NX_EINVAL, "%s: %s: axis %d of %s", name, k.why, axis, nx_array_describe(x, t, sizeof t));
+  }
   return nx__finish(name, "the host kernel", a, ops, 2, k.c.dt);
 }
 

@@ -29,28 +29,33 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
+/* named: the operands a refusal names, the caller's own (nx_where_new's
+   result is not one). */
+static int where(const char *name, nx_array *const *ops, nx_array *const *named, int nnamed) {
+  wctx c;
+  int s;
+  /* Device kernels (src/devices): operands on one OpenCL device run there. */
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_WHERE, 0, 0, 0}, ops, 1, 3)) != NX_DECLINED) return s;
+  int a = nx_door_host(ops, 1, ops + 1, 3, kernel, &c);
+  return nx__finish(name, "the host kernel", a, named, nnamed, nx_array_dtype(ops[0]));
+}
+
 int nx_where(nx_array *z, nx_array *cond, nx_array *x, nx_array *y) {
   nx_array *ops[4] = {z, cond, x, y};
   int s = nx__need("nx_where", ops, 4);
-  if (s) return s;
-  wctx c;
-  /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){"nx_where", NX__DK_WHERE, 0, 0, 0}, ops, 1, 3)) != NX_DECLINED) return s;
-  int a = nx_door_host(ops, 1, ops + 1, 3, kernel, &c);
-  return nx__finish("nx_where", "the host kernel", a, ops, 4, nx_array_dtype(z));
+  return s ? s : where("nx_where", ops, ops, 4);
 }
 
 int nx_where_new(nx_array **z, nx_array *cond, nx_array *x, nx_array *y) {
   if (!z) return nx__fail(NX_EINVAL, "nx_where_new: the result z is NULL");
-  nx_array *ops[3] = {cond, x, y};
-  int s = nx__need("nx_where_new", ops, 3);
+  nx_array *ops[4] = {NULL, cond, x, y};
+  int s = nx__need("nx_where_new", ops + 1, 3);
   if (s) return s;
-  nx_array *r;
-  if ((s = nx__make_like("nx_where_new", x, nx_array_dtype(x), &r))) return s;
-  if ((s = nx_where(r, cond, x, y))) {
-    nx_array_free(r);
-    return nx__fail_as("nx_where_new", s); /* named for the function called */
+  if ((s = nx__make_like("nx_where_new", x, nx_array_dtype(x), &ops[0]))) return s;
+  if ((s = where("nx_where_new", ops, ops + 1, 3))) {
+    nx_array_free(ops[0]);
+    return nx__fail_as("nx_where_new", s);
   }
-  *z = r;
+  *z = ops[0];
   return 0;
 }

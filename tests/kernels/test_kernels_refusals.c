@@ -283,6 +283,35 @@ static void messages(void) {
   /* the _new forms name themselves before the operation's own refusal */
   CHECK(nx_where_new(&z, f, f, f) == NX_EINVAL && !z && starts("nx_where_new: "), "where_new of a float32 condition: %s",
         nx_error_message());
+  /* A result that cannot be made: the maker's message once, whole, after
+     the function's (before: the message was formatted into itself, and came
+     out doubled and cut) */
+  int64_t huge[2] = {(int64_t)1 << 61, 0}, want_shape[2] = {((int64_t)1 << 62) + 3, 2};
+  nx_value zero = {0};
+  char inner[1024], want[1200];
+  nx_array *none = NULL;
+  CHECK(nx_array_create(nx_rig_host(), NX_MEMORY_DEVICE, NX_FLOAT32, want_shape, 2, &none) < 0, "create of 2^62 rows");
+  snprintf(inner, sizeof inner, "%s", nx_error_message());
+  snprintf(want, sizeof want, "nx_pad_new: no result for float32 [3; 2]: %s", inner);
+  CHECK(nx_pad_new(&z, f, huge, huge, zero) < 0 && !z && strcmp(nx_error_message(), want) == 0,
+        "pad_new past an int64_t: \"%s\", want \"%s\"", nx_error_message(), want);
+  /* the refusal of where_new names the caller's three operands, once */
+  CHECK(nx_where_new(&z, f, f, f) == NX_EINVAL &&
+            strcmp(nx_error_message(), "nx_where_new: an operand's dtype is not the one the kernel loads (float32 [3; 2], "
+                                       "float32 [3; 2], float32 [3; 2])") == 0,
+        "where_new's refusal: %s", nx_error_message());
+  /* min and max of no element, argmax of an empty axis: said as such */
+  int64_t e0[2] = {0, 3};
+  nx_array *empty = NULL;
+  nx_array_host(NX_FLOAT32, e0, 2, &empty);
+  int ax0 = 0;
+  CHECK(nx_reduce_min_new(&z, empty, &ax0, 1, false) == NX_EINVAL && !z && starts("nx_reduce_min_new: ") &&
+            strstr(nx_error_message(), "no element") && strstr(nx_error_message(), "min has no identity"),
+        "min of no element: %s", nx_error_message());
+  CHECK(nx_argmax_new(&z, empty, 0, false) == NX_EINVAL && !z && starts("nx_argmax_new: ") &&
+            strstr(nx_error_message(), "empty axis") && strstr(nx_error_message(), "float32 [0; 3]"),
+        "argmax of an empty axis: %s", nx_error_message());
+  nx_array_free(empty);
   nx_array *dead = NULL;
   nx_array_host(NX_FLOAT32, s2, 2, &dead);
   nx_buffer_free(nx_array_buffer(dead));
