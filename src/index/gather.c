@@ -104,7 +104,7 @@ static int axis_of(const char *name, const nx_array *x, int axis, int *out) {
   return 0;
 }
 
-static int run(const char *name, gctx *c, nx_array *const *ops) {
+static int run_door(const char *name, gctx *c, nx_array *const *ops, nx_array *const *given) {
   int a = nx_door_host(ops, 1, ops + 1, 2, kernel, c);
   if (a == NX_DONE && c->status) {
     char t[160];
@@ -112,7 +112,32 @@ static int run(const char *name, gctx *c, nx_array *const *ops) {
                     (long long)c->bad, (long long)c->bad_at, nx_array_describe(ops[c->scatter ? 1 : 2], t, sizeof t),
                     (long long)c->n);
   }
-  return nx__finish(name, "the host kernel", a, ops, 3, nx_array_dtype(ops[0]));
+  return nx__finish(name, "the host kernel", a, given, 3, nx_array_dtype(ops[0]));
+}
+
+/* A read operand identical to z (which the door admits) would be read after
+   z's writes changed it, an index even past the range checked: it is read
+   from a copy made first. A copy that fails for want of memory fails the
+   call; one refused for another reason leaves the door to refuse the
+   original, with its precedence. */
+static int unalias(const char *name, nx_array *z, nx_array **r, nx_array **copy) {
+  const nx_layout *lz = nx_array_layout(z), *lr = nx_array_layout(*r);
+  int wz = nx_dtype_bits_of(nx_array_dtype(z)), wr = nx_dtype_bits_of(nx_array_dtype(*r));
+  if (!nx_buffer_overlaps(nx_array_buffer(z), nx_array_buffer(*r)) || !nx_layout_identical(lz, wz, lr, wr)) return 0;
+  int s = nx_copy_new(copy, *r);
+  if (s == NX_ENOMEM) return nx__fail_as(name, s);
+  if (s == 0) *r = *copy;
+  return 0;
+}
+
+static int run(const char *name, gctx *c, nx_array *const *given) {
+  nx_array *ops[3] = {given[0], given[1], given[2]}, *copy[2] = {NULL, NULL};
+  int a = unalias(name, ops[0], &ops[1], &copy[0]);
+  if (a == 0) a = unalias(name, ops[0], &ops[2], &copy[1]);
+  if (a == 0) a = run_door(name, c, ops, given);
+  nx_array_free(copy[0]);
+  nx_array_free(copy[1]);
+  return a;
 }
 
 int nx_gather(nx_array *z, nx_array *x, nx_array *idx, int axis) {
