@@ -275,11 +275,12 @@ int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b) {
   shape[r - 2] = al->extent[al->rank - 2];
   shape[r - 1] = bl->extent[bl->rank - 1];
   nx_dtype da = nx_array_dtype(a), db = nx_array_dtype(b), dz = da;
-  if (da != db) dz = small_float(da) && small_float(db) ? NX_FLOAT32 : integer(da) && integer(db) ? NX_INT64 : da;
+  bool mix_taken = da == db || (small_float(da) && small_float(db)) || (integer(da) && integer(db));
+  if (da != db && mix_taken) dz = small_float(da) ? NX_FLOAT32 : NX_INT64;
   /* a mix no kernel takes is refused on a and b alone, through the door so
      that its refusals keep their precedence, before a result the caller
      never passed is made (and named) */
-  if (da != db && dz == da)
+  if (!mix_taken)
     return nx__finish(name, "", nx_door_host(NULL, 0, ops + 1, 2, wrong_mix, NULL), ops + 1, 2, da);
   nx_array *out;
   if ((s = nx__make(name, a, dz, shape, r, &out))) return s;

@@ -259,6 +259,21 @@ static void new_variant(void) {
   }
   free(av), free(bv);
   nx_array_free(a), nx_array_free(b), nx_array_free(z);
+  /* mixes whose result dtype is a's own (float32 or int64 first): before,
+     taken for a mix no kernel takes and refused */
+  const nx_dtype mix[][3] = {{NX_FLOAT32, NX_BFLOAT16, NX_FLOAT32}, {NX_FLOAT32, NX_FLOAT16, NX_FLOAT32},
+                             {NX_FLOAT32, NX_FLOAT8_E5M2, NX_FLOAT32}, {NX_INT64, NX_INT8, NX_INT64},
+                             {NX_INT64, NX_UINT32, NX_INT64}, {NX_INT32, NX_INT64, NX_INT64}};
+  for (size_t k = 0; k < sizeof mix / sizeof mix[0]; k++) {
+    nx_array *p = operand(mix[k][0], as, 3, 0, 0), *q = operand(mix[k][1], bs, 2, 0, 0), *r = NULL;
+    nx_value *pv = values(p), *qv = values(q);
+    int st = nx_matmul_new(&r, p, q);
+    CHECK(st == 0 && nx_array_dtype(r) == mix[k][2], "matmul_new %s x %s: %s", nx_dtype_name(mix[k][0]),
+          nx_dtype_name(mix[k][1]), st ? nx_error_message() : "another dtype");
+    if (st == 0) check_product(r, p, q, pv, qv, "matmul_new of a mix");
+    free(pv), free(qv);
+    nx_array_free(p), nx_array_free(q), nx_array_free(r);
+  }
 }
 
 static bool says(const char *part) { return strstr(nx_error_message(), part) != NULL; }
