@@ -127,13 +127,19 @@ int nx_array_expect(nx_dtype dt, const nx_array *a) {
                   nx_dtype_name(a->dt));
 }
 
-int nx__array_relay(const char *fn, const nx_array *a, int s) {
-  char t[128], why[1024];
+int nx__array_relay2(const char *fn, const nx_array *a, const nx_array *b, int s) {
+  char t[128], u[128], why[1024];
   const char *msg = nx_error_message(), *colon = strstr(msg, ": ");
+  size_t n = strlen(fn);
+  if (strncmp(msg, fn, n) == 0 && msg[n] == ':') return s; /* named for fn already */
   snprintf(why, sizeof why, "%s", colon ? colon + 2 : msg);
   if (!a) return nx__fail(s, "%s: %s", fn, why);
-  return nx__fail(s, "%s: %s: %s", fn, nx_array_describe(a, t, sizeof t), why);
+  if (!b) return nx__fail(s, "%s: %s: %s", fn, nx_array_describe(a, t, sizeof t), why);
+  return nx__fail(s, "%s: %s into %s: %s", fn, nx_array_describe(a, t, sizeof t), nx_array_describe(b, u, sizeof u),
+                  why);
 }
+
+int nx__array_relay(const char *fn, const nx_array *a, int s) { return nx__array_relay2(fn, a, NULL, s); }
 
 int nx_array_move(const nx_move *m, const nx_array *a, nx_array **r) {
   static const char fn[] = "nx_array_move";
@@ -173,7 +179,7 @@ int nx_array_borrow(nx_device *d, const nx_array *a, nx_array **r) {
   if (why)
     return nx__fail(NX_EINVAL, "nx_array_borrow: the buffer of %s is dead (%s)", nx_array_describe(a, t, sizeof t), why);
   int s = nx_buffer_borrow(d, a->b, &b);
-  if (s) return s;
+  if (s) return nx__array_relay("nx_array_borrow", a, s);
   s = make("nx_array_borrow", a->dt, &a->l, b, r);
   nx_buffer_release(b);
   return s;

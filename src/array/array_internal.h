@@ -19,6 +19,9 @@ bool nx__array_empty(const nx_array *a);
    set, its reason (the message past the callee's "name: ") under fn, the
    function the user called, and the operand a where not NULL. */
 int nx__array_relay(const char *fn, const nx_array *a, int s);
+/* nx__array_relay2(fn, src, dst, s): the same for a copy from src into dst,
+   naming both. */
+int nx__array_relay2(const char *fn, const nx_array *a, const nx_array *b, int s);
 
 /* Claims a's memory for one access and waits for the work it must follow:
    0, or a refusal naming fn and a. nx__array_leave ends the claim. */

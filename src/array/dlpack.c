@@ -108,7 +108,7 @@ static int share(const char *fn, const nx_array *a, exported *e) {
   if (!empty && !host)
     s = nx__fail(NX_EINVAL, "%s: the host does not address the memory of %s (on %s)", fn,
                  nx_array_describe(a, t, sizeof t), nx_device_name(nx_buffer_device(b)));
-  else s = nx_buffer_export(b);
+  else if ((s = nx_buffer_export(b))) s = nx__array_relay(fn, a, s);
   if (s) {
     nx_rig_release(1, &b, &w);
     return s;

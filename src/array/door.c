@@ -9,24 +9,46 @@
 #include "array_internal.h"
 #include "../base/alloc.h"
 
+/* l (elements of w bits) placed delta >= 0 bytes further into a memory:
+   its offset moved by whole elements, or, where delta is no whole number of
+   them (an element wider than its alignment, as complex ones are), l read
+   as bytes (w >= 16 then: a byte or narrower divides every delta), as a
+   narrowing bitcast reads it. False where that does not fit. */
+static bool shifted(nx_layout *l, int *w, int64_t delta) {
+  if (delta * 8 % *w == 0) {
+    l->offset += delta * 8 / *w;
+    return true;
+  }
+  int64_t r = *w / 8;
+  if (l->rank >= NX_MAX_RANK || l->offset > (INT64_MAX - delta) / r) return false;
+  for (int j = 0; j < l->rank; j++) {
+    if (l->stride[j] > INT64_MAX / r || l->stride[j] < -(INT64_MAX / r)) return false;
+    l->stride[j] *= r;
+  }
+  l->offset = l->offset * r + delta;
+  l->extent[l->rank] = r, l->stride[l->rank] = 1, l->rank++;
+  *w = 8;
+  return true;
+}
+
 bool nx__arrays_share(const nx_array *a, const nx_array *b, bool *identical) {
   *identical = false;
   if (!nx_buffer_overlaps(a->b, b->b)) return false;
-  nx_layout lb = b->l;
+  nx_layout la = a->l, lb = b->l;
   int wa = nx_dtype_bits_of(a->dt), wb = nx_dtype_bits_of(b->dt);
   /* Memories that hold the same bits: one memory (whatever the host
-     addresses), or host pages that meet, whose distance places b's
-     positions from a's first byte where it is whole elements of b; at any
-     other distance they may share. */
+     addresses), or host pages that meet, where the layouts are compared
+     from the lower address: the other one's positions moved by the
+     distance. Where that cannot be done, they may share. */
   const char *x = nx_buffer_host_address(a->b), *y = nx_buffer_host_address(b->b);
   if (x != y) {
     if (!x || !y) return true;
     intptr_t delta = (intptr_t)(y - x);
-    if (delta > INT64_MAX / 8 || delta < INT64_MIN / 8 || (delta * 8) % wb) return true;
-    lb.offset += delta * 8 / wb;
+    if (delta > INT64_MAX / 8 || delta < INT64_MIN / 8) return true;
+    if (!(delta > 0 ? shifted(&lb, &wb, (int64_t)delta) : shifted(&la, &wa, -(int64_t)delta))) return true;
   }
-  *identical = nx_layout_identical(&a->l, wa, &lb, wb);
-  return nx_layout_shares_byte(&a->l, wa, &lb, wb);
+  *identical = nx_layout_identical(&la, wa, &lb, wb);
+  return nx_layout_shares_byte(&la, wa, &lb, wb);
 }
 
 /* The operands, written first, as one list over the caller's arrays. */

@@ -110,7 +110,7 @@ int nx__array_enter(const char *fn, const nx_array *a, bool write, bool need_hos
   int s = nx_buffer_wait(b, write ? NX_ACCESS_READ_WRITE : NX_ACCESS_READ);
   if (s) {
     nx_rig_release(1, &b, &write);
-    return s;
+    return nx__array_relay(fn, a, s); /* the rig's failure, named for fn */
   }
   return 0;
 }
@@ -219,7 +219,7 @@ int nx_array_of_array(nx_dtype dt, const int64_t *shape, int rank, const nx_valu
   /* A fresh array no one else holds: its fill is done before it is written. */
   if ((s = nx_buffer_wait(r->b, NX_ACCESS_WRITE))) {
     nx_array_free(r);
-    return s;
+    return nx__fail_as(fn, s);
   }
   uint8_t *base = nx_buffer_host_address(r->b);
   for (int64_t i = 0; i < n; i++) {

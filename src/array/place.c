@@ -130,7 +130,7 @@ done:
   if (b) nx_buffer_release(b);
   if (s) {
     nx_array_free(out);
-    return s;
+    return nx__array_relay(fn, a, s); /* the rig's failures, named for fn */
   }
   *r = out;
   return 0;
@@ -217,7 +217,7 @@ int nx_array_transfer(const nx_array *src, nx_array *dst) {
 done:
   nx_rig_release(2, bs, w);
   if (h) nx_buffer_release(h);
-  return s;
+  return s ? nx__array_relay2(fn, src, dst, s) : 0; /* the rig's failures, named for fn */
 }
 
 int nx_array_copy(const nx_array *a, nx_array **r) {

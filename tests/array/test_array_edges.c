@@ -153,6 +153,59 @@ static int count_run(void *ctx) {
   return 0;
 }
 
+/* Two wraps of one host memory at a distance that is no whole number of
+   the elements (complex ones are wider than their alignment): compared as
+   bytes, they share only where bytes meet (before: always "may share"). */
+static nx_answer count_host(void *ctx, const nx_operand *ops, int nw, int nr) {
+  (void)ctx, (void)ops, (void)nw, (void)nr;
+  ran++;
+  return NX_DONE;
+}
+
+static void test_wrapped_distance(void) {
+  static _Alignas(64) unsigned char mem[128];
+  nx_buffer *b1 = NULL, *b2 = NULL;
+  CHECK(nx_buffer_wrap_host(mem, 64, NX_ACCESS_READ_WRITE, NULL, NULL, &b1) == 0 &&
+            nx_buffer_wrap_host(mem + 8, 64, NX_ACCESS_READ_WRITE, NULL, NULL, &b2) == 0,
+        "wrap: %s", nx_error_message());
+  if (!b1 || !b2) return;
+  static const struct {
+    nx_dtype dp, dq;
+    int64_t oq; /* q's offset in its elements, from mem + 8 */
+    bool share;
+  } cases[] = {{NX_COMPLEX128, NX_COMPLEX128, 1, false}, /* bytes 0..15 and 24..39 */
+               {NX_COMPLEX128, NX_COMPLEX128, 0, true},  /* 0..15 and 8..23 */
+               {NX_COMPLEX128, NX_UINT8, 8, false},      /* 0..15 and byte 16 */
+               {NX_COMPLEX128, NX_UINT8, 7, true},       /* byte 15 */
+               {NX_COMPLEX64, NX_COMPLEX64, 1, false},   /* 0..7 of a [1] and 16..23 */
+               {NX_UINT8, NX_COMPLEX128, 0, false},      /* the lower one narrow: byte 0 and 8..23 */
+               {NX_INT4, NX_COMPLEX128, 0, false}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    nx_layout l;
+    int64_t one = 1;
+    nx_layout_contiguous(&one, 1, &l);
+    nx_array *p = NULL, *q = NULL;
+    CHECK(nx_array_v(cases[k].dp, &l, b1, &p) == 0, "case %zu: p: %s", k, nx_error_message());
+    l.offset = cases[k].oq;
+    CHECK(nx_array_v(cases[k].dq, &l, b2, &q) == 0, "case %zu: q: %s", k, nx_error_message());
+    if (p && q) {
+      nx_array *both[2] = {p, q};
+      ran = 0;
+      int s = nx_door_host(both, 1, both + 1, 1, count_host, NULL);
+      CHECK(cases[k].share ? s == NX_OVERLAPPING && ran == 0 : s == NX_DONE && ran == 1,
+            "case %zu: %s written and %s read, sharing %s: answer %d", k, nx_dtype_name(cases[k].dp),
+            nx_dtype_name(cases[k].dq), cases[k].share ? "bytes" : "none", s);
+      both[0] = q, both[1] = p;
+      s = nx_door_host(both, 1, both + 1, 1, count_host, NULL);
+      CHECK(cases[k].share ? s == NX_OVERLAPPING : s == NX_DONE, "case %zu, the other way: answer %d", k, s);
+      if (cases[k].dp == cases[k].dq)
+        CHECK((nx_array_transfer(p, q) == 0) == !cases[k].share, "case %zu: transfer: %s", k, nx_error_message());
+    }
+    nx_array_free(p), nx_array_free(q);
+  }
+  nx_buffer_release(b1), nx_buffer_release(b2);
+}
+
 static void test_sharing(void) {
   nx_device *devs[3] = {R.ocl0, R.test, R.host};
   for (int k = 0; k < 3; k++) {
@@ -364,6 +417,46 @@ static void test_lost_door(void) {
   nx_array_free(a);
 }
 
+/* The rig's failures (a lost device, its lost memory) as the array
+   functions report them: named for the function called and its operands,
+   not for the rig's function that found them. */
+static bool named(const char *fn, const char *operand) {
+  const char *m = nx_error_message();
+  return strncmp(m, fn, strlen(fn)) == 0 && m[strlen(fn)] == ':' && strstr(m, operand) && strstr(m, "lost");
+}
+
+static void test_lost_named(void) {
+  nx_device *t = NULL;
+  CHECK(nx_rig_test_device(&t) == 0, "test device: %s", nx_error_message());
+  if (!t) return;
+  nx_array *a = NULL, *h = NULL, *r = NULL;
+  int64_t four = 4, i0 = 0;
+  CHECK(nx_array_create(t, NX_MEMORY_DEVICE, NX_FLOAT32, &four, 1, &a) == 0 &&
+            nx_array_create(nx_rig_host(), NX_MEMORY_HOST, NX_INT16, &four, 1, &h) == 0,
+        "create: %s", nx_error_message());
+  if (!a || !h) return;
+  /* h must follow a copy the lost device does not finish: h's memory is lost */
+  nx_array *a16 = NULL;
+  CHECK(nx_array_create(t, NX_MEMORY_DEVICE, NX_INT16, &four, 1, &a16) == 0, "create: %s", nx_error_message());
+  nx_device_sync(t);
+  CHECK(nx_test_device_fail(t, NX_FAULT_WHILE_RUNNING) == 0, "arm");
+  CHECK(a16 && nx_array_transfer(a16, h) == 0, "transfer: %s", nx_error_message());
+  nx_value v = {0}, vs[4];
+  CHECK(nx_array_get(h, &i0, &v) == NX_ELOST && named("nx_array_get", "int16 [4]"), "get: %s", nx_error_message());
+  CHECK(nx_array_set(h, &i0, v) == NX_ELOST && named("nx_array_set", "int16 [4]"), "set: %s", nx_error_message());
+  CHECK(nx_array_to_array(h, vs, 4) == NX_ELOST && named("nx_array_to_array", "int16 [4]"), "to_array: %s",
+        nx_error_message());
+  CHECK(nx_array_to_device(nx_rig_host(), h, &r) == NX_ELOST && named("nx_array_to_device", "int16 [4]"),
+        "to_device: %s", nx_error_message());
+  CHECK(nx_array_to_device(t, a, &r) == NX_ELOST && named("nx_array_to_device", "float32 [4]"),
+        "to_device onto the lost device: %s", nx_error_message());
+  nx_array *h32 = NULL;
+  nx_array_host(NX_FLOAT32, &four, 1, &h32);
+  CHECK(h32 && nx_array_transfer(h32, a) == NX_ELOST && named("nx_array_transfer", "float32 [4] into float32 [4]"),
+        "transfer onto the lost device: %s", nx_error_message());
+  nx_array_free(h32), nx_array_free(a16), nx_array_free(h), nx_array_free(a);
+}
+
 /* ---- Fresh buffers' bits ----------------------------------------------- */
 
 /* The suite's allocator: host storage comes filled with 0xA5, so a bit that
@@ -408,7 +501,8 @@ int main(int argc, char **argv) {
     void (*run)(void);
   } parts[] = {{"messages", test_messages}, {"int64", test_int64_edges},   {"sharing", test_sharing},
                {"failing", test_failing_copy}, {"sync", test_sync_placement}, {"steps", test_huge_steps},
-               {"lost", test_lost_door},       {"fresh", test_fresh_bits}};
+               {"lost", test_lost_door},       {"fresh", test_fresh_bits},
+               {"wraps", test_wrapped_distance}, {"lost_named", test_lost_named}};
   /* Before anything else of nx, while it holds no memory. */
   static const nx_allocator poisoning = {malloc, calloc, realloc, poisoned_aligned_alloc, free};
   CHECK(nx_set_allocator(&poisoning) == 0, "nx_set_allocator: %s", nx_error_message());
