@@ -26,6 +26,13 @@ static bool host_addresses_all(nx_array *const *ops, int n) {
   return true;
 }
 
+/* The host door's kernel where some operand is off the host: the door
+   answers before it would run. */
+static nx_answer never_runs(void *ctx, const nx_operand *ops, int nw, int nr) {
+  (void)ctx, (void)ops, (void)nw, (void)nr;
+  return NX_DECLINED;
+}
+
 /* Refuses operands on several devices, naming each with its device. */
 static int mixed(const char *name, nx_array *const *ops, int n) {
   char msg[1024], t[160];
@@ -230,7 +237,14 @@ int nx__device_dispatch(const nx__devop *op, nx_array *const *ops, int nw, int n
       nx_device *e = nx_array_device(ops[i]);
       kernels |= is_opencl(e) || nx__cuda_device_of(e) != NULL;
     }
-    return host_addresses_all(ops, n) || !kernels ? NX_DECLINED : mixed(op->name, ops, n);
+    if (host_addresses_all(ops, n) || !kernels) return NX_DECLINED;
+    /* What claiming answers (a dead operand, one held exclusive, a written
+       one that is Read) comes first, as the door ranks it; the host door
+       claims them and answers Off_host otherwise, before any kernel runs. */
+    int a = nx_door_host(ops, nw, ops + nw, nr, never_runs, NULL);
+    if (a == NX_DEAD_BUFFER || a == NX_HELD_EXCLUSIVE || a == NX_READ_ONLY) return nx_array_refused(op->name, a, ops, n);
+    if (a < 0) return nx__fail_as(op->name, a);
+    return mixed(op->name, ops, n);
   }
 #ifdef NX_HAVE_OPENCL
   if (is_opencl(d)) return on_opencl(op, d, ops, nw, nr);

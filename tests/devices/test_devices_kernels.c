@@ -422,6 +422,16 @@ static void refusals(nx_device *d0, nx_device *d1) {
   CHECK(nx_rig_test_device(&td) == 0, "nx_rig_test_device: %s", nx_error_message());
   t = dev_array(td, NX_ACCESS_READ_WRITE, NX_FLOAT32, 3);
   EXPECT_FAIL(nx_add(a, b, t), NX_EINVAL, "nx_add", "different devices", on0, "on test:");
+  /* What claiming answers comes before the mix of devices, as the door
+     ranks it: a dead host operand, a Read written one (before: "different
+     devices" for both) */
+  nx_array *gone = NULL;
+  nx_array_host(NX_FLOAT32, &three, 1, &gone);
+  nx_buffer_free(nx_array_buffer(gone));
+  EXPECT_FAIL(nx_add(a, gone, b), NX_EINVAL, "nx_add", "was freed");
+  nx_array *ro0 = dev_array(d0, NX_ACCESS_READ, NX_FLOAT32, 3);
+  EXPECT_FAIL(nx_add(ro0, h, a), NX_EINVAL, "nx_add", "read-only");
+  nx_array_free(gone), nx_array_free(ro0);
   EXPECT_FAIL(nx_neg(t, t), NX_EINVAL, "nx_neg");
   /* Dtypes and shapes, in the host kernels' words. */
   nx_array *i = dev_array(d0, NX_ACCESS_READ_WRITE, NX_INT32, 3), *four = dev_array(d0, NX_ACCESS_READ_WRITE, NX_FLOAT32, 4);
