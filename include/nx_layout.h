@@ -30,6 +30,9 @@
    the same way. Where the library itself chooses the strides of a layout
    with no element (C strides, a reshape or copy of one) and they would pass
    the bound, it gives them all 0 instead: such a layout reaches nothing.
+   Likewise a narrowing bitcast gives 0 to the stride of an axis of extent 1
+   that its multiply would take past the bound (the axis moves to no other
+   element), and to every stride of a layout with no element.
 
    Widths are element widths in bits, those some dtype has: 1, 4, 8, 16, 32,
    64 or 128. Others are refused.

@@ -19,8 +19,22 @@ int nx_layout_bitcast(const nx_layout *l, int from, int to, nx_layout *r) {
       return nx__fail(NX_EINVAL, "%s: a layout of rank %d has no room for the trailing axis", fn, NX_MAX_RANK);
     /* A product past an int64_t is past the bound: refused as the check
        below refuses one inside int64_t but past 2^62. */
-    bool past = NX__MUL(l->offset, k, &out.offset);
-    for (int j = 0; j < l->rank; j++) past |= NX__MUL(l->stride[j], k, &out.stride[j]);
+    bool past = NX__MUL(l->offset, k, &out.offset), none = nx__layout_empty(l), strides_past = false;
+    for (int j = 0; j < l->rank; j++) {
+      int64_t st;
+      if (!NX__MUL(l->stride[j], k, &st) && st > -NX_LAYOUT_LIMIT && st < NX_LAYOUT_LIMIT) {
+        out.stride[j] = st;
+        continue;
+      }
+      /* Past the bound: an axis of extent 1 moves to no element, so its
+         stride is 0; with no element at all every stride is 0 (as the
+         strides the library chooses for one are); else refused. */
+      if (l->extent[j] <= 1) out.stride[j] = 0;
+      else strides_past = true;
+    }
+    if (strides_past && none)
+      for (int j = 0; j < l->rank; j++) out.stride[j] = 0;
+    else past |= strides_past;
     if (past)
       return nx__fail(NX_EINVAL, "%s: narrowing layout l by %lld passes the bound of 2^62 on strides and offset", fn,
                       (long long)k);

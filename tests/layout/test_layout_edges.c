@@ -207,6 +207,28 @@ static void regressions(void) {
   st = nx_layout_move(&m, &r, &q);
   CHECK(st == NX_NONE || (st == 0 && m_valid(&q)), "reshape after bitcast: %d (%s)", st, nx_error_message());
 
+  /* A narrowing whose multiply takes the stride of an axis of extent 1 past
+     the bound (a slice leaves such strides): that stride becomes 0, the
+     others are multiplied (before: refused); with no element, every
+     stride is 0, at any narrowing (before: refused by 8 -> 1, not 8 -> 4). */
+  int64_t e14[2] = {1, 4}, s14[2] = {L61, 1}, e02[2] = {0, 2}, s02[2] = {1, L61};
+  CHECK(nx_layout_make(2, e14, s14, 0, &l) == 0, "{1,4} at {2^61,1}: %s", nx_error_message());
+  for (int to = 4; to >= 1; to -= 3) {
+    st = nx_layout_bitcast(&l, 8, to, &r);
+    CHECK(st == 0 && r.rank == 3 && r.stride[0] == 0 && r.stride[1] == 8 / to && r.stride[2] == 1 &&
+              r.extent[2] == 8 / to && m_valid(&r),
+          "bitcast 8 -> %d of {1,4} at {2^61,1}: %d (%s)", to, st, nx_error_message());
+  }
+  CHECK(nx_layout_make(2, e02, s02, 0, &l) == 0, "{0,2} at {1,2^61}: %s", nx_error_message());
+  for (int to = 4; to >= 1; to -= 3) {
+    st = nx_layout_bitcast(&l, 8, to, &r);
+    CHECK(st == 0 && r.rank == 3 && r.stride[0] == 0 && r.stride[1] == 0 && m_valid(&r),
+          "bitcast 8 -> %d of {0,2} at {1,2^61}: %d (%s)", to, st, nx_error_message());
+  }
+  int64_t e24[2] = {2, 4}, s24[2] = {L61, 1};
+  CHECK(nx_layout_make(2, e24, s24, 0, &l) == 0, "{2,4} at {2^61,1}: %s", nx_error_message());
+  REFUSES("nx_layout_bitcast", nx_layout_bitcast(&l, 8, 4, &r)); /* an axis that moves: still refused */
+
   /* Widths no dtype has are refused everywhere. */
   int64_t e4[1] = {4};
   CHECK(nx_layout_make(1, e4, NULL, 5, &l) == 0, "[4] at offset 5");
