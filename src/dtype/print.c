@@ -358,6 +358,15 @@ int nx_dtype_pp_value(nx_dtype dt, nx_value v, char *buf, size_t cap) {
   return pp_value_general(dt, v, buf, cap);
 }
 
+/* x == y by their bits, either zero for both: a comparison of doubles would
+   take a subnormal for 0 under denormals-are-zero. */
+static bool same_number(double x, double y) {
+  uint64_t a, b;
+  memcpy(&a, &x, 8);
+  memcpy(&b, &y, 8);
+  return a == b || ((a | b) << 1) == 0;
+}
+
 /* nx_dtype_format_value but for its common case: out of line, so that the
    entry point's fast path saves no registers for it. */
 static __attribute__((noinline)) int format_value_general(int code, double x, char *buf, size_t cap) {
@@ -375,14 +384,14 @@ static __attribute__((noinline)) int format_value_general(int code, double x, ch
        where the saturated greatest value would round back to x. */
     uint64_t b = nx_dtype_store_double(code, x);
     double lim = nx_dtype_kind_of(code) == NX_KIND_SIGNED ? 9223372036854775808.0 : 18446744073709551616.0;
-    if (nx_dtype_load_double(code, b) != x || x >= lim) { not_a_value(fn, x, dt); return -1; }
+    if (!same_number(nx_dtype_load_double(code, b), x) || x >= lim) { not_a_value(fn, x, dt); return -1; }
     if (nx_dtype_kind_of(code) == NX_KIND_SIGNED) v.i = nx__int_value(b, nx_dtype_bits_of(code), 1);
     else v.u = b;
     break;
   }
   case NX_KIND_BOOLEAN:
-    if (x != 0 && x != 1) { not_a_value(fn, x, dt); return -1; }
-    v.b = x == 1;
+    if (!same_number(x, 0) && !same_number(x, 1)) { not_a_value(fn, x, dt); return -1; }
+    v.b = same_number(x, 1);
     break;
   }
   int r = nx_dtype_pp_value(dt, v, buf, cap);

@@ -464,7 +464,29 @@ static void refusals(void) {
   printf("refusals: %ld failures\n", check_failures - f0);
 }
 
+/* Under denormals-are-zero (MXCSR's DAZ and FTZ bits), a subnormal double is
+   still no integer or boolean value: the checks read bits (before: a
+   comparison of doubles took it for 0, printed "0" and "false"). */
+static void under_daz(void) {
+#if defined(__x86_64__)
+  unsigned old;
+  __asm__ volatile("stmxcsr %0" : "=m"(old));
+  unsigned v = old | 0x8040u;
+  __asm__ volatile("ldmxcsr %0" : : "m"(v));
+  volatile double tiny = 5e-324, small = 1e-310, mzero = -0.0;
+  char b[NX_DTYPE_PP_MAX];
+  int rb = nx_dtype_format_value(NX_BOOL, tiny, b, sizeof b), ri = nx_dtype_format_value(NX_INT8, small, b, sizeof b);
+  int ru = nx_dtype_format_value(NX_UINT64, tiny, b, sizeof b);
+  int rz = nx_dtype_format_value(NX_INT8, mzero, b, sizeof b), rf = nx_dtype_format_value(NX_BOOL, mzero, b, sizeof b);
+  __asm__ volatile("ldmxcsr %0" : : "m"(old));
+  CHECK(rb == -1 && ri == -1 && ru == -1, "under DAZ: bool 5e-324 %d, int8 1e-310 %d, uint64 5e-324 %d (want -1)", rb,
+        ri, ru);
+  CHECK(rz == 1 && rf == 5, "under DAZ: -0 as int8 %d, as bool %d (want \"0\" and \"false\")", rz, rf);
+#endif
+}
+
 int main(void) {
+  under_daz();
   check_table(NX_FLOAT8_E4M3FN, "float8_e4m3fn", E4M3FN_TABLE, 256);
   check_table(NX_FLOAT8_E5M2, "float8_e5m2", E5M2_TABLE, 256);
   check_table(NX_FLOAT4_E2M1FN, "float4_e2m1fn", E2M1_TABLE, 16);
