@@ -280,13 +280,27 @@ static int atom(parser *q, const nx_dim **out) {
   return *out ? 0 : NX_ENOMEM;
 }
 
+/* Whether [b, e) is a fixed index or '_' (spaces after it ignored). */
+static bool is_blank(const char *b, const char *e) {
+  while (e > b && isspace((unsigned char)e[-1])) e--;
+  if (e - b == 1 && *b == '_') return true;
+  if (e == b) return false;
+  for (const char *p = b; p < e; p++)
+    if (!isdigit((unsigned char)*p)) return false;
+  return true;
+}
+
 /* An axis: one atom, or atoms joined by '^' (a concatenation). */
 static int axis(parser *q, const nx_dim **out) {
   const nx_dim *parts[64];
   int n = 0, rc;
+  const char *blank = NULL; /* a part that is a fixed index or '_' */
   for (;;) {
     if (n == 64) return fail(q, q->p, "too many concatenated parts");
+    skip(q);
+    const char *st = q->p;
     if ((rc = atom(q, &parts[n++]))) return rc;
+    if (!blank && !q->leaf && is_blank(st, q->p)) blank = st;
     skip(q);
     if (q->p < q->end && *q->p == '^') {
       q->p++;
@@ -294,6 +308,10 @@ static int axis(parser *q, const nx_dim **out) {
     }
     break;
   }
+  /* OCANNL's grammar has labels for a concatenation's parts; a number there
+     reads in its documents as a size, not as an index, so neither is
+     guessed. */
+  if (n > 1 && blank) return fail(q, blank, "a concatenation's part is a fixed index or '_', not a label");
   *out = n == 1 ? parts[0] : nx_dim_concat(q->s, parts, n);
   return *out ? 0 : NX_ENOMEM;
 }

@@ -199,7 +199,35 @@ static void fixed_index_digits(void) {
   nx_shape_session_free(s2);
 }
 
+/* A concatenation's parts are labels (affine ones too, nx's extension): a
+   fixed index or '_' as a part is refused, where OCANNL's parser refuses it
+   and its documents read a number there as a size (before: taken for a
+   fixed index, "a => a^3" of 10 gave 14). */
+static void concat_parts(void) {
+  static const char *refused[] = {"a => a^3", "a => 3^a", "a => a^_", "a => _^a", "a => a ^ 12 ^ b"};
+  for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
+    NEW(s);
+    nx_tensor *x, *y = NULL;
+    CHECK(nx_tensor_term(s, "x", "", "", "10", &x) == 0, "term");
+    int rc = nx_tensor_concat(s, refused[k], &x, 1, &y);
+    CHECK(rc == NX_EINVAL && has(nx_error_message(), "Invalid einsum spec") &&
+              has(nx_error_message(), "a concatenation's part is a fixed index or '_'"),
+          "%s: %d %s", refused[k], rc, nx_error_message());
+    nx_shape_session_free(s);
+  }
+  static const char *taken[] = {"a; b => a^b", "a; b => a^2*b", "a => a_1^a"};
+  for (size_t k = 0; k < sizeof taken / sizeof *taken; k++) {
+    NEW(s);
+    nx_tensor *x[2], *y = NULL;
+    CHECK(nx_tensor_term(s, "x", "", "", "4", &x[0]) == 0 && nx_tensor_term(s, "w", "", "", "3", &x[1]) == 0, "terms");
+    int rc = nx_tensor_concat(s, taken[k], x, k == 2 ? 1 : 2, &y);
+    CHECK(rc == 0, "%s: %s", taken[k], nx_error_message());
+    nx_shape_session_free(s);
+  }
+}
+
 int main(void) {
+  concat_parts();
   fixed_index_digits();
   long_einsum_labels(101);
   long_einsum_labels(150);
