@@ -182,9 +182,15 @@ int nx_array_to_array(const nx_array *a, nx_value *out, int64_t n) {
   if (n != count)
     return nx__fail(NX_EINVAL, "%s: room for %lld values, and %s has %lld", fn, (long long)n,
                     nx_array_describe(a, t, sizeof t), (long long)count);
-  if (count == 0) return 0;
-  int s = nx__array_enter(fn, a, false, true);
+  /* Claimed with no element too, as nx_array_read is: a dead buffer or one
+     held exclusive is refused whatever its count; memory off the host only
+     where there are bytes to read. */
+  int s = nx__array_enter(fn, a, false, count > 0);
   if (s) return s;
+  if (count == 0) {
+    nx__array_leave(a, false);
+    return 0;
+  }
   const uint8_t *base = nx_buffer_host_address(a->b);
   int64_t index[NX_MAX_RANK] = {0}, pos = a->l.offset, k = 0;
   do {

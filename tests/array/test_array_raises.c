@@ -453,6 +453,18 @@ static void test_to_of_array(void) {
   EXPECT_FAIL(nx_array_to_array(a, out, 3), NX_EINVAL, "nx_array_to_array", "dead", "float32 [3]");
   nx_array *o = dev_arr(R.ocl1, NX_MEMORY_DEVICE, NX_FLOAT32, 3);
   EXPECT_FAIL(nx_array_to_array(o, out, 3), NX_EINVAL, "nx_array_to_array", "host", "float32 [3]");
+  /* With no element: a dead buffer still refused, as nx_array_read refuses
+     it (before: 0); memory off the host is no refusal, nothing is read */
+  int64_t zero = 0;
+  nx_array *e = NULL, *eo = NULL;
+  CHECK(nx_array_host(NX_FLOAT32, &zero, 1, &e) == 0 &&
+            nx_array_create(R.ocl1, NX_MEMORY_DEVICE, NX_FLOAT32, &zero, 1, &eo) == 0,
+        "empty arrays: %s", nx_error_message());
+  CHECK(e && nx_array_to_array(e, NULL, 0) == 0, "to_array of no element: %s", nx_error_message());
+  CHECK(eo && nx_array_to_array(eo, NULL, 0) == 0, "to_array of no element off the host: %s", nx_error_message());
+  if (e) kill(e);
+  if (e) EXPECT_FAIL(nx_array_to_array(e, NULL, 0), NX_EINVAL, "nx_array_to_array", "dead", "float32 [0]");
+  nx_array_free(e), nx_array_free(eo);
   /* of_array: a wrong count, as contiguous, out-of-range ints. */
   int64_t s3 = 3, neg = -1;
   EXPECT_FAIL(nx_array_of_array(NX_FLOAT32, &s3, 1, xs, 2, &r), NX_EINVAL, "nx_array_of_array", "float32");
