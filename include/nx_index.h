@@ -35,7 +35,8 @@ typedef enum nx_scatter_mode {
    of z's rank and extents but on axis, u of z's dtype; z's other elements
    keep theirs. nx_scatter_new(&z, t, idx, u, axis, mode) does it on a copy
    of t. Fail as nx_gather does, and with NX_EINVAL for a mode that is none;
-   Add of bool is declined. */
+   Add of bool is declined. For both, a read operand identical to z (x, idx
+   or u) is read as it was before the call (from a copy). */
 NX_API int nx_scatter(nx_array *z, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode);
 NX_API int nx_scatter_new(nx_array **z, nx_array *t, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode);
 
