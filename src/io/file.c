@@ -3,6 +3,9 @@
    parsed tensors and metadata, and the accessors. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#ifdef NX_TESTING
+#include <stdatomic.h>
+#endif
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +93,51 @@ static int map_file(nx_io_file *f, const char *fn) {
   return 0;
 }
 
+#ifdef NX_TESTING
+static atomic_long name_compares;
+long nx__io_name_compares(void) { return atomic_load(&name_compares); }
+#define COUNT_COMPARE() atomic_fetch_add_explicit(&name_compares, 1, memory_order_relaxed)
+#else
+#define COUNT_COMPARE() ((void)0)
+#endif
+
+/* By name, then by index: equal names end up side by side in their order. */
+static int by_name(const void *a, const void *b) {
+  const nx__io_named *x = a, *y = b;
+  COUNT_COMPARE();
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+int nx__io_first_repeat(const void *items, size_t stride, size_t field, int n, int *first) {
+  *first = -1;
+  if (n < 2) return 0;
+  nx__io_named *v = nx__malloc((size_t)n * sizeof *v);
+  if (!v) return NX_ENOMEM;
+  for (int i = 0; i < n; i++)
+    v[i] = (nx__io_named){*(const char *const *)((const char *)items + (size_t)i * stride + field), i};
+  qsort(v, (size_t)n, sizeof *v, by_name);
+  /* the right one of each equal neighbour pair repeats an earlier name; the
+     least such index is the first repeat in the file's order */
+  for (int k = 1; k < n; k++) {
+    COUNT_COMPARE();
+    if (!strcmp(v[k - 1].name, v[k].name) && (*first < 0 || v[k].i < *first)) *first = v[k].i;
+  }
+  nx__free(v);
+  return 0;
+}
+
+/* The index nx_io_file_find searches, so that a caller finding each of n
+   tensors (nx convert looks for every tensor's scale) costs n log n. */
+static int index_names(nx_io_file *f, const char *fn) {
+  if (f->count == 0) return 0;
+  f->index = nx__malloc((size_t)f->count * sizeof *f->index);
+  if (!f->index) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
+  for (int i = 0; i < f->count; i++) f->index[i] = (nx__io_named){f->tensors[i].name, i};
+  qsort(f->index, (size_t)f->count, sizeof *f->index, by_name);
+  return 0;
+}
+
 int nx_io_open(const char *path, nx_io_file **out) {
   static const char fn[] = "nx_io_open";
   if (!path || !out) return nx__fail(NX_EINVAL, "%s: %s is NULL", fn, path ? "f" : "path");
@@ -126,6 +174,7 @@ int nx_io_open(const char *path, nx_io_file **out) {
       }
     }
   }
+  if (s == 0) s = index_names(f, fn);
   if (s != 0) {
     nx_io_close(f);
     return s;
@@ -144,6 +193,7 @@ void nx_io_close(nx_io_file *f) {
     nx__free((char *)f->tensors[i].type);
   }
   nx__free(f->tensors);
+  nx__free(f->index);
   for (int i = 0; i < f->nmeta; i++) {
     nx__free(f->meta[i].key);
     nx__free(f->meta[i].value);
@@ -232,12 +282,20 @@ const nx_io_tensor *nx_io_file_tensor(const nx_io_file *f, int i) {
 int nx_io_file_find(const nx_io_file *f, const char *name, int *i) {
   if (!f || !name || !i)
     return nx__fail(NX_EINVAL, "nx_io_file_find: %s is NULL", !f ? "f" : !name ? "name" : "i");
-  for (int k = 0; k < f->count; k++)
-    if (!strcmp(f->tensors[k].name, name)) {
-      *i = k;
-      return 0;
-    }
-  return NX_NONE;
+  /* the first of the names not before name: of equal ones (none in a file
+     nx opened) the least index, as a search in order would find */
+  int lo = 0, hi = f->count;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    COUNT_COMPARE();
+    if (strcmp(f->index[mid].name, name) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == f->count) return NX_NONE;
+  COUNT_COMPARE();
+  if (strcmp(f->index[lo].name, name)) return NX_NONE;
+  *i = f->index[lo].i;
+  return 0;
 }
 
 int nx_io_file_metadata_count(const nx_io_file *f) { return no_file(f, "nx_io_file_metadata_count") ? 0 : f->nmeta; }

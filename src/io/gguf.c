@@ -78,33 +78,54 @@ static int str(cur *c, const char **p, uint64_t *n, const char *what) {
   return 0;
 }
 
-/* Text under construction, cut at a bound. */
+/* Text under construction, bounded: a put that does not fit before `end`
+   writes nothing and sets `full`, so that the text is only ever whole
+   pieces (never a character cut in two). Each open array keeps SUFFIX
+   bytes past `end` for its closing ", ...] (N values)". */
+#define SUFFIX 40
 typedef struct text {
   char buf[1024];
-  size_t n;
+  size_t n, end;
+  bool full;
 } text;
 
 static void put(text *t, const char *fmt, ...) NX__PRINTF(2, 3);
 static void put(text *t, const char *fmt, ...) {
-  if (t->n >= sizeof t->buf - 1) return;
   va_list ap;
   va_start(ap, fmt);
-  int k = vsnprintf(t->buf + t->n, sizeof t->buf - t->n, fmt, ap);
+  int k = t->n < t->end ? vsnprintf(t->buf + t->n, t->end - t->n, fmt, ap) : -1;
   va_end(ap);
-  if (k > 0) t->n += (size_t)k;
-  if (t->n > sizeof t->buf - 1) t->n = sizeof t->buf - 1;
+  if (k >= 0 && (size_t)k < t->end - t->n) {
+    t->n += (size_t)k;
+  } else {
+    t->full = true;
+    t->buf[t->n] = 0;
+  }
 }
 
 static const int scalar_size[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
-/* One value of type ty, written into t (or only skipped where t is NULL). */
+/* One value of type ty, written into t (or only checked and skipped where t
+   is NULL). An element is
+   either written whole or leaves t as it was, with t->full set; an array
+   closes itself with its count however far it got. */
 static int value(cur *c, uint32_t ty, text *t, int depth) {
   if (ty > 12) return nx__fail(NX_EINVAL, "%s: %s: GGUF value type %u is not one of 0..12", c->fn, c->f->path, ty);
   if (ty == 8) {
     const char *p = NULL;
     uint64_t n;
     int s = str(c, &p, &n, "a string value");
-    if (s != 0 || !t) return s;
+    if (s != 0) return s;
+    if (!t) return 0;
+    /* Metadata is UTF-8 C strings: a value that is not (a tokenizer's byte
+       tokens may not be) is shown mended, each stray byte and each NUL as
+       U+FFFD, rather than the whole file refused for one value; the gguf
+       package reads the tensors of such a file too. */
+    char mended[3 * 256];
+    if (!nx__io_utf8_valid((const uint8_t *)p, (int64_t)n) || memchr(p, 0, (size_t)n)) {
+      n = nx__io_utf8_mend(p, n < 256 ? (size_t)n : 256, mended, sizeof mended);
+      p = mended;
+    }
     int len = (int)nx__io_utf8_cut(p, (size_t)n, 256); /* whole characters */
     if (!depth) {
       put(t, "%.*s", len, p);
@@ -112,9 +133,11 @@ static int value(cur *c, uint32_t ty, text *t, int depth) {
     }
     /* in an array, quoted (a quote or backslash escaped), so that a comma
        inside a string or an empty one can be told */
+    size_t at = t->n;
     put(t, "\"");
-    for (int k = 0; k < len; k++) put(t, p[k] == '"' || p[k] == '\\' ? "\\%c" : "%c", p[k]);
+    for (int k = 0; k < len && !t->full; k++) put(t, p[k] == '"' || p[k] == '\\' ? "\\%c" : "%c", p[k]);
     put(t, "\"");
+    if (t->full) t->buf[t->n = at] = 0; /* not the string's head alone */
     return 0;
   }
   if (ty == 9) {
@@ -131,16 +154,32 @@ static int value(cur *c, uint32_t ty, text *t, int depth) {
     } else if (n > (uint64_t)(c->size - c->pos) / 8) {
       return truncated(c, "an array");
     }
-    if (t) put(t, "[");
+    /* Open only with room for the suffix after it; else nothing is written. */
+    if (t && t->n + 1 + SUFFIX < t->end) {
+      put(t, "[");
+      t->end -= SUFFIX;
+    } else if (t) {
+      t->full = true;
+      t = NULL;
+    }
+    uint64_t shown = 0;
     for (uint64_t k = 0; k < n; k++) {
-      if (t && k < 16 && k) put(t, ", ");
-      if (et != 8 && et != 9 && k >= 16) {
+      text *into = t && !t->full && k < 16 ? t : NULL;
+      if (!into && et != 8 && et != 9) {
         c->pos += (int64_t)((n - k) * (uint64_t)scalar_size[et]);
         break;
       }
-      if ((s = value(c, et, t && k < 16 ? t : NULL, depth + 1)) != 0) return s;
+      size_t at = into ? into->n : 0;
+      if (into && k) put(into, ", ");
+      size_t head = into ? into->n : 0;
+      if ((s = value(c, et, into && !into->full ? into : NULL, depth + 1)) != 0) return s;
+      if (into && into->full && into->n == head) into->buf[into->n = at] = 0; /* nothing of it fit: no ", " */
+      if (into && into->n > head) shown++;
     }
-    if (t) put(t, "%s] (%" PRIu64 " values)", n > 16 ? ", ..." : "", n);
+    if (t) {
+      t->end += SUFFIX;
+      put(t, "%s] (%" PRIu64 " values)", shown == n ? "" : shown ? ", ..." : "...", n);
+    }
     return 0;
   }
   uint8_t b[8] = {0};
@@ -180,20 +219,27 @@ static int by_begin(const void *a, const void *b) {
   return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-static int by_key(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Refuses a key given twice (sorted, so that many keys cost n log n). */
+/* Refuses a key given twice, naming the first repeat in the file's order
+   (as the gguf package's reader does). */
 static int unique_keys(nx_io_file *f, const char *fn) {
-  if (f->nmeta < 2) return 0;
-  char **k = nx__malloc((size_t)f->nmeta * sizeof *k);
-  if (!k) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
-  for (int i = 0; i < f->nmeta; i++) k[i] = f->meta[i].key;
-  qsort(k, (size_t)f->nmeta, sizeof *k, by_key);
-  int s = 0;
-  for (int i = 1; i < f->nmeta && !s; i++)
-    if (!strcmp(k[i - 1], k[i])) s = nx__fail(NX_EINVAL, "%s: %s: key '%s' is given twice", fn, f->path, k[i]);
-  nx__free(k);
-  return s;
+  int first;
+  if (nx__io_first_repeat(f->meta, sizeof *f->meta, offsetof(nx__io_meta, key), f->nmeta, &first) != 0)
+    return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
+  if (first >= 0) return nx__fail(NX_EINVAL, "%s: %s: key '%s' is given twice", fn, f->path, f->meta[first].key);
+  return 0;
+}
+
+/* Refuses a tensor name given twice. Run once all the infos before the
+   first bad one are read, it names the first repeat, so that a file gets
+   the refusal a check of each name in turn would give. */
+static int unique_names(nx_io_file *f, const char *fn) {
+  int first;
+  if (nx__io_first_repeat(f->tensors, sizeof *f->tensors, offsetof(nx_io_tensor, name), f->count, &first) != 0)
+    return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
+  if (first >= 0)
+    return nx__fail(NX_EINVAL, "%s: %s: tensor '%s': a second tensor of that name", fn, f->path,
+                    f->tensors[first].name);
+  return 0;
 }
 
 int nx__gguf_parse(nx_io_file *f, const char *fn) {
@@ -223,7 +269,7 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
     /* GGUF's keys are UTF-8 and unique, as its reference reader requires */
     if (!nx__io_utf8_valid((const uint8_t *)key, (int64_t)klen) || memchr(key, 0, (size_t)klen))
       return nx__fail(NX_EINVAL, "%s: %s: key %" PRIu64 " is not UTF-8 without NUL bytes", fn, f->path, k);
-    text t = {.n = 0};
+    text t = {.n = 0, .end = sizeof t.buf};
     int64_t at = c.pos;
     if ((s = value(&c, ty, &t, 0)) != 0) return s;
     if (klen == 17 && !memcmp(key, "general.alignment", 17)) {
@@ -303,20 +349,15 @@ int nx__gguf_parse(nx_io_file *f, const char *fn) {
       break;
     }
     t.offset = (int64_t)(off > (uint64_t)INT64_MAX ? INT64_MAX : off); /* made absolute below */
-    int dup;
-    char *nm = nx__malloc(nlen + 1);
-    if (!nm) {
-      s = nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
+    if (memchr(name, 0, (size_t)nlen)) {
+      s = nx__fail(NX_EINVAL, "%s: %s: tensor '%s': its name holds a NUL byte", fn, f->path, name);
       break;
     }
-    memcpy(nm, name, nlen);
-    nm[nlen] = 0;
-    if (strlen(nm) != nlen || nx_io_file_find(f, nm, &dup) == 0)
-      s = nx__fail(NX_EINVAL, "%s: %s: tensor '%s': %s", fn, f->path, nm,
-                   strlen(nm) != nlen ? "its name holds a NUL byte" : "a second tensor of that name");
-    nx__free(nm);
-    if (s == 0) s = nx__io_add_tensor(f, fn, &t, name, (size_t)nlen, types[ti].name);
+    s = nx__io_add_tensor(f, fn, &t, name, (size_t)nlen, types[ti].name);
   }
+  /* A name given twice before the first bad info is refused first. */
+  int d = unique_names(f, fn);
+  if (d != 0) s = d;
   if (s == 0) {
     uint64_t data = ((uint64_t)c.pos + alignment - 1) / alignment * alignment;
     uint64_t avail = (uint64_t)f->size > data ? (uint64_t)f->size - data : 0;

@@ -254,7 +254,7 @@ const char *nx__npy_descr(nx_dtype dt) {
     case NX_COMPLEX64: return "<c8";
     case NX_BOOL:
     case NX_BIT: return "|b1";
-    default: return "|V1"; /* float8, float4, int4, uint4: one byte each */
+    default: return "<V1"; /* float8, float4, int4, uint4: one byte each, as np.save writes ml_dtypes' */
   }
 }
 

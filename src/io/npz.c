@@ -75,24 +75,8 @@ static int entry_header(nx_io_file *f, const char *fn, zip_uint64_t i, const zip
   return s;
 }
 
-int nx__npz_parse(nx_io_file *f, const char *fn) {
-  zip_error_t err;
-  zip_error_init(&err);
-  zip_source_t *src = zip_source_buffer_create(f->map, (zip_uint64_t)f->size, 0, &err);
-  if (src) {
-    f->zip = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
-    if (!f->zip) zip_source_free(src);
-  }
-  if (!f->zip) {
-    /* libzip refuses two entries of one name itself, as "File already exists". */
-    int s = zip_error_code_zip(&err) == ZIP_ER_EXISTS
-                ? nx__fail(NX_EINVAL, "%s: %s: two entries have the same name (%s)", fn, f->path,
-                           zip_error_strerror(&err))
-                : nx__fail(NX_EINVAL, "%s: %s: not a zip archive nx reads: %s", fn, f->path, zip_error_strerror(&err));
-    zip_error_fini(&err);
-    return s;
-  }
-  zip_error_fini(&err);
+/* Reads every entry's facts into f, stopping at the first bad one. */
+static int entries(nx_io_file *f, const char *fn) {
   zip_int64_t n = zip_get_num_entries(f->zip, 0);
   for (zip_int64_t i = 0; i < n; i++) {
     zip_stat_t st;
@@ -126,19 +110,41 @@ int nx__npz_parse(nx_io_file *f, const char *fn) {
     if ((int64_t)st.size - h.data_offset != h.t.bytes)
       return nx__fail(NX_EINVAL, "%s: %s: the entry holds %lld data bytes, its .npy header gives %lld", fn, where,
                       (long long)((int64_t)st.size - h.data_offset), (long long)h.t.bytes);
-    int dup;
     len -= 4;
-    char *name = nx__strndup(st.name, len);
-    if (!name) return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, where);
-    if (nx_io_file_find(f, name, &dup) == 0) {
-      nx__free(name);
-      return nx__fail(NX_EINVAL, "%s: %s: a second entry of that name", fn, where);
-    }
-    nx__free(name);
     h.t.offset = h.data_offset;
     if ((s = nx__io_add_tensor(f, fn, &h.t, st.name, len, h.descr)) != 0) return s;
   }
   return 0;
+}
+
+int nx__npz_parse(nx_io_file *f, const char *fn) {
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t *src = zip_source_buffer_create(f->map, (zip_uint64_t)f->size, 0, &err);
+  if (src) {
+    f->zip = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+    if (!f->zip) zip_source_free(src);
+  }
+  if (!f->zip) {
+    /* libzip refuses two entries of one name itself, as "File already exists". */
+    int s = zip_error_code_zip(&err) == ZIP_ER_EXISTS
+                ? nx__fail(NX_EINVAL, "%s: %s: two entries have the same name (%s)", fn, f->path,
+                           zip_error_strerror(&err))
+                : nx__fail(NX_EINVAL, "%s: %s: not a zip archive nx reads: %s", fn, f->path, zip_error_strerror(&err));
+    zip_error_fini(&err);
+    return s;
+  }
+  zip_error_fini(&err);
+  int s = entries(f, fn);
+  /* A name given twice before the first bad entry is refused first, as a
+     check of each name in turn would; sorted, so that many entries cost
+     n log n. */
+  int first;
+  if (nx__io_first_repeat(f->tensors, sizeof *f->tensors, offsetof(nx_io_tensor, name), f->count, &first) != 0)
+    return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
+  if (first >= 0)
+    return nx__fail(NX_EINVAL, "%s: %s:%s.npy: a second entry of that name", fn, f->path, f->tensors[first].name);
+  return s;
 }
 
 struct npz_fill {

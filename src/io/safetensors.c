@@ -33,6 +33,14 @@ const char *nx__safetensors_dtype_name(nx_dtype dt) {
   return NULL;
 }
 
+/* The table is in the reference's order of its dtypes (increasing
+   alignment), which its writer sorts by. */
+int nx__safetensors_dtype_rank(nx_dtype dt) {
+  for (size_t k = 0; k < NDTYPES; k++)
+    if (dtypes[k].dt == (int)dt) return (int)k;
+  return -1;
+}
+
 #ifdef NX_HAVE_JANSSON
 #include <jansson.h>
 

@@ -43,3 +43,20 @@ size_t nx__io_utf8_cut(const char *p, size_t n, size_t max) {
   while (k > 0 && ((unsigned char)p[k] & 0xC0) == 0x80) k--; /* p[k] continues a character: cut before it */
   return k;
 }
+
+size_t nx__io_utf8_mend(const char *p, size_t n, char *out, size_t cap) {
+  static const char fffd[3] = {(char)0xEF, (char)0xBF, (char)0xBD};
+  size_t i = 0, o = 0;
+  while (i < n) {
+    uint8_t c = (uint8_t)p[i];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool whole = len && c != 0 && len <= n - i && nx__io_utf8_valid((const uint8_t *)p + i, (int64_t)len);
+    const char *piece = whole ? p + i : fffd;
+    size_t k = whole ? len : 3;
+    if (o + k > cap) break;
+    memcpy(out + o, piece, k);
+    o += k;
+    i += whole ? len : 1;
+  }
+  return o;
+}

@@ -227,12 +227,14 @@ static int commit_npy(nx_io_writer *w, nx__io_temp *t, const char *fn) {
 #ifdef NX_HAVE_JANSSON
 #include <jansson.h>
 
-/* As the reference writer: the widest dtypes first (so each tensor stays on
-   its alignment when the data starts on 8 bytes), then by name. */
+/* As the reference writer: its dtypes in decreasing order of its own list
+   (by alignment, so each tensor stays aligned when the data starts on 8
+   bytes; within one width its list's order: U64, I64, F64, C64, then F32,
+   U32, I32, ...), then by name, byte by byte. */
 static int by_alignment(const void *x, const void *y) {
   const item *a = x, *b = y;
-  int wa = nx_dtype_bits(a->dt), wb = nx_dtype_bits(b->dt);
-  if (wa != wb) return wa > wb ? -1 : 1;
+  int ra = nx__safetensors_dtype_rank(a->dt), rb = nx__safetensors_dtype_rank(b->dt);
+  if (ra != rb) return ra > rb ? -1 : 1;
   return strcmp(a->name, b->name);
 }
 

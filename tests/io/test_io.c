@@ -16,15 +16,7 @@
 #include "../common.h"
 #include "nx_io.h"
 
-static char dir[256];
-
-static const char *path_of(const char *name) {
-  static char p[4][512];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-  return p[k];
-}
+#include "io_dir.h"
 
 static bool exists(const char *p) { return access(p, F_OK) == 0; }
 
@@ -180,7 +172,7 @@ static void round_trip(nx_io_format fmt, const char *ext) {
           CHECK(nx_array_bitcast(NX_BFLOAT16, b, &c) == 0 && same_bits(a, c), "bfloat16 via <V2 in %s", ext);
           nx_array_free(c);
         } else {
-          CHECK(same_raw(a, b), "%s via |V1 in %s", nx_dtype_name(dt), ext);
+          CHECK(same_raw(a, b), "%s via <V1 in %s", nx_dtype_name(dt), ext);
         }
       } else if (b && dt == NX_BIT) {
         CHECK(nx_array_dtype(b) == NX_BOOL, "bit is written as bool");
@@ -429,6 +421,52 @@ static void writers(void) {
   nx_array_free(a);
 }
 
+/* Safetensors' data in the reference writer's order, so that its files and
+   nx's are the same bytes: its dtypes in decreasing order of its list (not
+   by width alone: U64, I64, F64 and C64 are one width, as are F32, U32 and
+   I32), then names byte by byte; the header lists them in that order. The
+   tensors are added in the reverse order. */
+static void writer_order(void) {
+  static const nx_dtype order[] = {NX_UINT64,  NX_INT64,   NX_FLOAT64,       NX_COMPLEX64,   NX_FLOAT32, NX_UINT32,
+                                   NX_INT32,   NX_BFLOAT16, NX_FLOAT16,      NX_UINT16,      NX_INT16,   NX_FLOAT8_E4M3FN,
+                                   NX_FLOAT8_E5M2, NX_INT8, NX_UINT8,        NX_FLOAT4_E2M1FN, NX_BOOL};
+  const int n = (int)(sizeof order / sizeof order[0]);
+  const char *p = path_of("order.safetensors");
+  nx_io_writer *w = NULL;
+  CHECK(nx_io_writer_open(p, NX_IO_SAFETENSORS, &w) == 0, "%s", nx_error_message());
+  uint64_t seed = 3;
+  int64_t two = 2;
+  for (int k = n - 1; k >= 0 && w; k--) {
+    nx_array *a = random_array(order[k], &two, 1, &seed);
+    char name[64];
+    snprintf(name, sizeof name, "t_%s", nx_dtype_name(order[k]));
+    CHECK(a && nx_io_writer_add(w, name, a) == 0, "add %s: %s", name, nx_error_message());
+    nx_array_free(a);
+  }
+  /* two names of one dtype: "B" before "a" byte by byte */
+  nx_array *f = random_array(NX_FLOAT32, &two, 1, &seed);
+  CHECK(w && nx_io_writer_add(w, "a", f) == 0 && nx_io_writer_add(w, "B", f) == 0, "%s", nx_error_message());
+  nx_array_free(f);
+  CHECK(w && nx_io_writer_commit(w) == 0, "commit: %s", nx_error_message());
+  FILE *in = fopen(p, "rb");
+  char head[4096] = {0};
+  size_t got = in ? fread(head, 1, sizeof head - 1, in) : 0;
+  if (in) fclose(in);
+  CHECK(got > 8, "read %s", p);
+  const char *last = head + 8, *at;
+  for (int k = 0; k < n; k++) {
+    char key[72];
+    snprintf(key, sizeof key, "\"t_%s\"", nx_dtype_name(order[k]));
+    at = strstr(head + 8, key);
+    CHECK(at && at > last, "%s listed after the one before it", key);
+    if (at) last = at;
+  }
+  const char *B = strstr(head + 8, "\"B\""), *a = strstr(head + 8, "\"a\"");
+  const char *t32 = strstr(head + 8, "\"t_float32\""), *t64 = strstr(head + 8, "\"t_complex64\"");
+  CHECK(B && a && t32 && t64 && t64 < B && B < a && a < t32, "float32's names in byte order: \"B\", \"a\", \"t_float32\"");
+  unlink(p);
+}
+
 /* A strided, transposed, sub-byte-offset view is written as its elements. */
 static void views(void) {
   int64_t shape[2] = {4, 6};
@@ -518,6 +556,7 @@ int main(void) {
   malformed_gguf();
   malformed_npz();
   views();
+  writer_order();
   writers();
   edges();
   rmdir(dir);

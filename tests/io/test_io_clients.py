@@ -160,6 +160,22 @@ for t, vals in ((ml_dtypes.int4, [-1, 1, -6, 5, 0, 7, -8]), (ml_dtypes.uint4, [1
     y = np.load(path("q4b.npy")).view(t) if rc == 0 else None
     check(y is not None and same_bits(x.view(np.uint8) & 0xF, y.view(np.uint8) & 0xF), "%s kept: %s %s" % (name, y, e))
 
+# nx's .npy of the formats numpy lacks is np.save's of ml_dtypes' arrays,
+# byte for byte ('<V2', '<V1'), but float8_e5m2: ml_dtypes' '<f1' is one
+# numpy's reader refuses, so nx writes '<V1' there
+for name in ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4", "uint4"):
+    t = getattr(ml_dtypes, name)
+    x = np.array([0, 1, -1, 2, 0.5] if "float" in name else [0, 1, 3, 2, 5], dtype=np.float32)
+    np.save(path("src32.npy"), x)
+    rc, o, e = nx("convert", path("src32.npy"), path("small.npy"), "--to", name)
+    ref = path("ref.npy")
+    np.save(ref, x.astype(t))
+    got = open(path("small.npy"), "rb").read() if rc == 0 else b""
+    want = open(ref, "rb").read()
+    if name == "float8_e5m2":
+        want = want.replace(b"'<f1'", b"'<V1'")
+    check(got == want, "%s written as np.save writes ml_dtypes: %s %r %r" % (name, e, got[:70], want[:70]))
+
 # ---- descrs other writers use, which numpy's reader takes: type characters,
 # names, no byte order; np.load's values are the reference
 def npy_with(descr, data):
@@ -347,6 +363,37 @@ dup = b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + gguf_kv("a", "1") + gguf_kv("a", 
 open(path("dup.gguf"), "wb").write(dup)
 rc, o, e = nx("info", path("dup.gguf"))
 check(rc == 1 and "key 'a' is given twice" in e, "a GGUF key given twice: %s" % e)
+# an array value past the text's bound: whole strings, valid UTF-8, the count
+# kept, and carried into safetensors metadata (which must be UTF-8)
+w = gguf.GGUFWriter(path("arr.gguf"), "x")
+w.add_array("k", ["\u00e9" * 100] * 20)
+w.add_tensor("t", np.ones(4, np.float32))
+w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); w.close()
+rc, o, e = nx("info", "--json", path("arr.gguf"))
+try:
+    k = json.loads(o)["metadata"]["k"]
+except (ValueError, KeyError):
+    k = ""
+check(rc == 0 and k.startswith('["' + "\u00e9" * 100 + '", ') and k.endswith('", ...] (20 values)'),
+      "a long GGUF array cut between whole strings, the count kept: %r %s" % (k[-60:], e))
+rc, o, e = nx("convert", path("arr.gguf"), path("arr.safetensors"), "--to", "float32")
+meta = {}
+if rc == 0:
+    with safetensors.safe_open(path("arr.safetensors"), "np") as f:
+        meta = f.metadata() or {}
+check(rc == 0 and meta.get("k") == k, "its metadata carried into safetensors: %s" % e)
+# a string value that is not UTF-8 or holds a NUL (a tokenizer's byte tokens
+# may): the file opens, the value mended with U+FFFD, as a "replace" decoding
+# gives it, and carried into safetensors metadata as valid UTF-8
+raw = open(path("arr.gguf"), "rb").read()
+for bad in (raw.replace("\u00e9".encode(), b"\xff\xff", 1), raw.replace("\u00e9".encode(), b"\0\0", 1)):
+    open(path("bad.gguf"), "wb").write(bad)
+    rc, o, e = nx("info", "--json", path("bad.gguf"))
+    meta = json.loads(o).get("metadata", {}) if rc == 0 else {}
+    shown = meta.get("k", "") if isinstance(meta, dict) else ""
+    check(rc == 0 and shown.startswith('["\ufffd\ufffd'), "a GGUF string value mended: %s %r" % (e, shown[:40]))
+    rc, o, e = nx("convert", path("bad.gguf"), path("bad.safetensors"), "--to", "float32")
+    check(rc == 0, "a mended value carried into safetensors: %s" % e)
 # safetensors: "__metadata__": null is no metadata, as the reference reads it
 hdr = json.dumps({"__metadata__": None, "x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
 open(path("null.safetensors"), "wb").write(struct.pack("<Q", len(hdr)) + hdr + b"\0\0\x80\x3f")

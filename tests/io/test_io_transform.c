@@ -19,15 +19,7 @@
 #include "../common.h"
 #include "nx.h"
 
-static char dir[256];
-
-static const char *path_of(const char *name) {
-  static char p[4][512];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
-  return p[k];
-}
+#include "io_dir.h"
 
 /* The element's function: a uint32 hashed to its top 16 bits. */
 static uint16_t hash16(uint32_t x) { return (uint16_t)((x * 2654435761u) >> 16); }
