@@ -2,10 +2,10 @@
 /* nx convert IN OUT --to DTYPE: converts tensor files between formats and
    dtypes, writing OUT through the io module's writer, which goes through a
    temporary file renamed into place, so a failure leaves no output. A
-   scaled float tensor goes through the fused passes of scale_pass.h (amax
-   on the source's elements, then the scaled store run by the writer on the
-   thread pool straight into the file); any other through nx's kernels
-   (nx_cast, nx_copy). */
+   scaled tensor goes through the fused passes of scale_pass.h (amax on the
+   source's elements, then the scaled store run by the writer on the thread
+   pool straight into the file); any other through nx's kernels (nx_cast,
+   nx_copy). */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -28,26 +28,31 @@ static void help(void) {
          "by its extension), each element stored into DTYPE by nx's store rule (one rounding).\n\n"
          "  --to DTYPE        the dtype of every converted tensor (nx dtypes lists them)\n"
          "  --only GLOB       only the tensors whose names match the shell pattern GLOB\n"
-         "  --scale amax      divide each float tensor by its absolute maximum over DTYPE's largest\n"
-         "                    finite value, so float8 and float4 keep the range; the scale goes in a\n"
-         "                    float32 tensor <name>.scale and (safetensors) the metadata nx.scale.<name>\n"
-         "  --scale none      no scale (the default); a tensor IN scales is multiplied back either way\n"
-         "  --as DTYPE        read raw .npy bytes (|V1, <V2, as numpy saves ml_dtypes) as DTYPE\n"
+         "  --scale amax      divide each float (or scaled) tensor by its absolute maximum over DTYPE's\n"
+         "                    largest finite value, so float8 and float4 keep the range; the scale goes in\n"
+         "                    a float32 tensor <name>.scale and (safetensors) the metadata nx.scale.<name>;\n"
+         "                    refused where no float32 scale is large enough (float64 data past it)\n"
+         "  --scale none      no scale (the default); a tensor IN scales is multiplied back either way,\n"
+         "                    whatever its dtype, but an integer one into an integer DTYPE keeps its scale\n"
+         "  --as DTYPE        read raw .npy bytes (<V1, <V2, as numpy saves ml_dtypes) as DTYPE\n"
          "  --threads N       threads for the kernels and the scaled passes (default: every core)\n"
          "  --help            this text\n\n"
          "OUT is written to a temporary file in its folder, flushed and renamed at the end: on failure\n"
          "nothing is written. A progress bar shows on a terminal.\n\n"
-         "Exit status: 0 done, 1 failed (unreadable input, a tensor the output cannot hold), 2 usage.\n"
+         "Exit status: 0 done, 1 failed (unreadable input, a tensor the output cannot hold, no float32\n"
+         "scale for it), 2 usage.\n"
          "Example: nx convert model.safetensors model-f8.safetensors --to float8_e4m3fn --scale amax\n",
          usage);
 }
 
 /* The float32 scale that maps amax onto max_finite: the least float32 s
-   with amax / s <= max_finite (so nothing overflows), 1 for amax 0. */
+   with amax / s <= max_finite (so nothing overflows), 1 for amax 0;
+   infinity where no float32 is large enough (an amax past float32's range
+   times max_finite, as float64 data may have). */
 static double scale_for(double amax, double max_finite) {
   if (!(amax > 0)) return 1;
   float s = (float)nx_dtype_load_bits(NX_FLOAT32, nx_dtype_store_bits(NX_FLOAT32, amax / max_finite));
-  while (amax / s > max_finite) s = nextafterf(s, INFINITY);
+  while (isfinite(s) && amax / s > max_finite) s = nextafterf(s, INFINITY);
   return s;
 }
 
@@ -61,11 +66,59 @@ typedef struct job {
   bool scaled;
   nx_tool_scaled sc; /* lives until the commit, which runs the pass */
   double scale;      /* the output's scale, 1 for none */
+  nx_dtype scale_dt; /* its dtype: float32, or a kept input scale's own */
 } job;
 
-/* Converts tensor i: a scaled float tensor by the fused passes (the amax
-   pass here, the scaled store at the writer's commit, scale_pass.h), any
-   other by nx_cast (nx_copy for the same dtype). */
+static bool is_integer(nx_dtype d) {
+  return nx_dtype_kind(d) == NX_KIND_SIGNED || nx_dtype_kind(d) == NX_KIND_UNSIGNED;
+}
+
+/* The dtype of tensor i's scale tensor (nx_tool_scale_of has found it and
+   checked it is one float). */
+static nx_dtype scale_dtype(nx_io_file *f, int i) {
+  const char *base = nx_io_file_tensor(f, i)->name;
+  size_t len = strlen(base) + sizeof NX_SCALE_SUFFIX;
+  char *name = malloc(len);
+  int k;
+  nx_dtype dt = NX_FLOAT32;
+  if (name) snprintf(name, len, "%s%s", base, NX_SCALE_SUFFIX);
+  if (name && nx_io_file_find(f, name, &k) == 0) dt = nx_io_file_tensor(f, k)->dtype;
+  free(name);
+  return dt;
+}
+
+/* A complex tensor times s_in into the complex dtype to: through
+   complex128, whose parts nx_mul multiplies as float64 pairs (the scaled
+   store's loads keep only the real part). */
+static int complex_times(nx_array **out, nx_array *src, double s_in, nx_dtype to) {
+  nx_array *d = NULL, *pairs = NULL, *one = NULL, *k = NULL;
+  nx_value v = {.f = s_in};
+  nx_move m;
+  int s = nx_cast_new(&d, NX_COMPLEX128, src);
+  if (s == 0) s = nx_array_bitcast(NX_FLOAT64, d, &pairs);
+  if (s == 0) s = nx_array_of_array(NX_FLOAT64, NULL, 0, &v, 1, &one);
+  if (s == 0) s = nx_move_expand(&m, nx_array_layout(pairs)->extent, nx_array_layout(pairs)->rank);
+  if (s == 0) s = nx_array_move(&m, one, &k);
+  if (s == 0) s = nx_mul(pairs, pairs, k); /* in place: d's elements */
+  if (s == 0 && to != NX_COMPLEX128) s = nx_cast_new(out, to, d);
+  else if (s == 0) {
+    *out = d;
+    d = NULL;
+  }
+  nx_array_free(k);
+  nx_array_free(one);
+  nx_array_free(pairs);
+  nx_array_free(d);
+  return s;
+}
+
+/* Converts tensor i. A tensor with an input scale is multiplied back by it
+   whatever its kind, and a float one is divided by its amax scale (the
+   fused passes, scale_pass.h: the amax pass here, the scaled store at the
+   writer's commit); but an integer tensor into an integer dtype stays
+   scaled, its integers cast and its scale kept, since multiplying back
+   would truncate the fractions the scale makes (the integer store). Any
+   other tensor goes through nx_cast (nx_copy for the same dtype). */
 static int convert_one(job *j, nx_tool_progress *p) {
   const nx_io_tensor *t = nx_io_file_tensor(j->f, j->i);
   nx_array *src;
@@ -76,17 +129,31 @@ static int convert_one(job *j, nx_tool_progress *p) {
   if (nx_tool_scale_of(j->cmd, j->f, j->i, &s_in) != 0) return NX_EXIT_FAILED;
   if (nx_tool_load(j->cmd, j->f, j->i, j->as, &src) != 0) return NX_EXIT_FAILED;
   nx_dtype from = nx_array_dtype(src);
-  bool floats = nx_dtype_kind(from) == NX_KIND_FLOAT && nx_dtype_kind(j->to) == NX_KIND_FLOAT;
+  bool to_float = nx_dtype_kind(j->to) == NX_KIND_FLOAT;
+  bool keep = s_in != 1 && is_integer(from) && is_integer(j->to);
   int s = 0;
   j->scale = 1;
-  if (floats && (j->amax || s_in != 1)) {
+  j->scale_dt = NX_FLOAT32;
+  if (keep) {
+    j->scale = s_in;
+    j->scale_dt = scale_dtype(j->f, j->i);
+  }
+  if (!keep && s_in != 1 && nx_dtype_kind(from) == NX_KIND_COMPLEX && nx_dtype_kind(j->to) == NX_KIND_COMPLEX) {
+    s = complex_times(&j->out, src, s_in, j->to);
+  } else if (!keep && (s_in != 1 || (j->amax && to_float && nx_dtype_kind(from) == NX_KIND_FLOAT))) {
     s = nx_contiguous(&j->out, src);
-    if (s == 0 && j->amax) {
+    if (s == 0 && j->amax && to_float) {
       double amax;
       nx_float_format ff;
       nx_dtype_float_format(j->to, &ff);
       s = nx_tool_amax(j->out, s_in, &amax);
       if (s == 0) j->scale = scale_for(amax, ff.max_finite);
+      if (s == 0 && !isfinite(j->scale)) {
+        nx_array_free(src);
+        return nx_tool_fail(j->cmd, "%s: tensor '%s': no float32 scale brings its absolute maximum, %g, within %s's "
+                            "largest finite value, %g (amax / %g is past float32's range)", nx_io_file_path(j->f),
+                            t->name, amax, nx_dtype_name(j->to), ff.max_finite, ff.max_finite);
+      }
     }
     j->scaled = true;
     nx_tool_scaled_init(&j->sc, from, j->to, s_in, j->scale, p, t->name);
@@ -110,8 +177,8 @@ static int add_one(const char *cmd, nx_io_writer *w, nx_io_format fmt, job *j, c
   nx_value v = {.f = j->scale};
   nx_array *sa;
   snprintf(sname, sizeof sname, "%s%s", name, NX_SCALE_SUFFIX);
-  nx_dtype_pp_value(NX_FLOAT32, v, text, sizeof text);
-  if (nx_array_of_array(NX_FLOAT32, NULL, 0, &v, 1, &sa) != 0) return nx_tool_fail(cmd, "%s", nx_error_message());
+  nx_dtype_pp_value(j->scale_dt, v, text, sizeof text);
+  if (nx_array_of_array(j->scale_dt, NULL, 0, &v, 1, &sa) != 0) return nx_tool_fail(cmd, "%s", nx_error_message());
   s = nx_io_writer_add(w, sname, sa);
   nx_array_free(sa);
   snprintf(sname, sizeof sname, "nx.scale.%s", name);
@@ -156,7 +223,7 @@ static int run(const char *in, const char *out, nx_dtype to, const char *only, b
     const nx_io_tensor *t = nx_io_file_tensor(f, i);
     if (nx_tool_is_scale(f, i) || !nx_tool_match(only, t->name)) continue;
     job *j = &jobs[i];
-    *j = (job){.cmd = cmd, .f = f, .i = i, .as = as, .to = to, .amax = amax, .scale = 1};
+    *j = (job){.cmd = cmd, .f = f, .i = i, .as = as, .to = to, .amax = amax, .scale = 1, .scale_dt = NX_FLOAT32};
     nx_tool_progress_add(&bar, 0, t->name);
     status = convert_one(j, &bar);
     if (status == 0) status = add_one(cmd, w, fmt, j, t->name);

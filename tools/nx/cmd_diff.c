@@ -27,7 +27,7 @@ static void help(void) {
          "tensor is compared as its elements times that scale.\n\n"
          "  --only GLOB   only the tensors whose names match the shell pattern GLOB\n"
          "  --tol T       the largest absolute error that counts as equal (default 0)\n"
-         "  --as DTYPE    read raw .npy bytes (|V1, <V2) as DTYPE\n"
+         "  --as DTYPE    read raw .npy bytes (<V1, <V2) as DTYPE\n"
          "  --json        one JSON object per tensor, one per line\n"
          "  --help        this text\n\n"
          "Exit status: 0 no tensor differs beyond T, 1 some do (or a tensor is missing, or a file cannot\n"
@@ -205,6 +205,19 @@ static void json_number(const char *key, double x) {
   else printf(", \"%s\": \"%s\"", key, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
 }
 
+/* A tensor of one file only: side is "a" or "b", path that file. */
+static void only_in(bool json, const char *name, const char *side, const char *path) {
+  if (!json) {
+    printf("%-24s only in %s\n", name, path);
+    return;
+  }
+  printf("{\"name\": ");
+  nx_tool_json_string(stdout, name);
+  printf(", \"only_in\": \"%s\", \"file\": ", side);
+  nx_tool_json_string(stdout, path);
+  printf("}\n");
+}
+
 static void report(bool json, const char *name, nx_dtype da, nx_dtype db, const stats *st) {
   double rms = st->n ? sqrt(st->sum_sq / (double)st->n) : 0;
   if (json) {
@@ -247,9 +260,18 @@ static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double 
   bool same = la->rank == lb->rank;
   for (int j = 0; same && j < la->rank; j++) same = la->extent[j] == lb->extent[j];
   if (!same || cxa != cxb) {
-    char d1[256], d2[256];
-    printf("%-24s %s differ: %s and %s\n", ta->name, same ? "kinds (complex and real)" : "shapes",
-           nx_array_describe(xa, d1, sizeof d1), nx_array_describe(xb, d2, sizeof d2));
+    char d1[1024], d2[1024]; /* room for NX_MAX_RANK extents of 19 digits */
+    if (json) {
+      printf("{\"name\": ");
+      nx_tool_json_string(stdout, ta->name);
+      printf(", \"a\": \"%s\", \"b\": \"%s\", \"a_shape\": %s, \"b_shape\": %s, \"mismatch\": \"%s\"}\n",
+             nx_dtype_name(nx_array_dtype(xa)), nx_dtype_name(nx_array_dtype(xb)),
+             nx_tool_shape(la->extent, la->rank, d1, sizeof d1), nx_tool_shape(lb->extent, lb->rank, d2, sizeof d2),
+             same ? "kinds" : "shapes");
+    } else {
+      printf("%-24s %s differ: %s and %s\n", ta->name, same ? "kinds (complex and real)" : "shapes",
+             nx_array_describe(xa, d1, sizeof d1), nx_array_describe(xb, d2, sizeof d2));
+    }
     r = 1;
   } else if (exact ? as_ints(xa, &da) != 0 || as_ints(xb, &db) != 0
                    : as_doubles(xa, sa, &da) != 0 || as_doubles(xb, sb, &db) != 0) {
@@ -325,7 +347,7 @@ int nx_cmd_diff(int argc, char **argv) {
     if (nx_tool_is_scale(fa, i) || !nx_tool_match(only, t->name)) continue;
     int j;
     if (nx_io_file_find(fb, t->name, &j) != 0) {
-      printf("%-24s only in %s\n", t->name, files[0]);
+      only_in(json, t->name, "a", files[0]);
       status = NX_EXIT_FAILED;
       continue;
     }
@@ -337,7 +359,7 @@ int nx_cmd_diff(int argc, char **argv) {
     const nx_io_tensor *t = nx_io_file_tensor(fb, j);
     int i;
     if (nx_tool_is_scale(fb, j) || !nx_tool_match(only, t->name) || nx_io_file_find(fa, t->name, &i) == 0) continue;
-    printf("%-24s only in %s\n", t->name, files[1]);
+    only_in(json, t->name, "b", files[1]);
     status = NX_EXIT_FAILED;
   }
   nx_io_close(fa);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nx show FILE[:NAME][SLICE]: elements printed numpy-style with pp_value,
-   summarized with "…" past 1000 elements, through a numpy-style slice. */
+   summarized with "…" past 1000 elements, through a numpy-style slice; "[]"
+   for a tensor of no element. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,10 @@ static void help(void) {
   printf("usage: %s\n\n"
          "Prints a tensor's elements, each as the shortest text that reads back to it, numpy-style:\n"
          "[[0.1, 0.2], [0.3, 0.4]]. Without NAME, every tensor of the file. Past 1000 elements each\n"
-         "axis shows its first and last 3, with … between.\n\n"
+         "axis shows its first and last 3, with … between. A tensor of no element is [], whatever its\n"
+         "shape, as numpy prints it.\n\n"
          "  SLICE         numpy's: [0], [1:3], [::2, -1], [:, 2:], one entry per leading axis\n"
-         "  --as DTYPE    read raw .npy bytes (|V1, <V2) as DTYPE, e.g. bfloat16\n"
+         "  --as DTYPE    read raw .npy bytes (<V1, <V2) as DTYPE, e.g. bfloat16\n"
          "  --full        no summary: every element\n"
          "  --help        this text\n\n"
          "Exit status: 0 done, 1 failed (no such file or tensor, a bad slice), 2 usage.\n"
@@ -181,8 +183,12 @@ static int show(nx_io_file *f, int i, const char *slice, int as, bool full, bool
   }
   char d[512];
   if (titled) printf("%s: %s\n", t->name, nx_array_describe(a, d, sizeof d));
-  printer p = {a, !full && nx_layout_count(nx_array_layout(a)) > 1000, {0}, 0};
-  axis(&p, 0);
+  int64_t count = nx_layout_count(nx_array_layout(a));
+  printer p = {a, !full && count > 1000, {0}, 0};
+  /* No element: "[]" whatever the shape, as numpy prints it (the axes'
+     brackets alone could be billions of lines: [3000000000, 0]). */
+  if (count == 0) fputs("[]", stdout);
+  else axis(&p, 0);
   fputc('\n', stdout);
   nx_array_free(a);
   if (p.status != 0) return nx_tool_fail("show", "%s: tensor '%s': %s", nx_io_file_path(f), t->name, nx_error_message());

@@ -108,15 +108,17 @@ static void times(double *x, int64_t m, double s_in) {
 
 void nx_tool_scaled_init(nx_tool_scaled *c, nx_dtype from, nx_dtype to, double s_in, double scale,
                          nx_tool_progress *progress, const char *name) {
-  nx_float_format ff;
-  nx_dtype_float_format(to, &ff);
+  nx_float_format ff = {0};
+  bool floats = nx_dtype_kind(from) == NX_KIND_FLOAT && nx_dtype_kind(to) == NX_KIND_FLOAT;
+  if (floats) nx_dtype_float_format(to, &ff);
   *c = (nx_tool_scaled){from, to, s_in, scale, progress, name, best(), 1 / scale, 51 - ff.fraction_bits, false};
-  /* The reciprocal's conditions (the top of this file): sources of at most
-     24 significant bits, targets of at most 11, no input scale. */
-  c->recip = c->loops->div_recip && s_in == 1 && scale != 1 && from != NX_FLOAT64 && ff.fraction_bits <= 10;
+  /* The reciprocal's conditions (the top of this file): float sources of at
+     most 24 significant bits, float targets of at most 11, no input scale. */
+  c->recip = c->loops->div_recip && floats && s_in == 1 && scale != 1 && from != NX_FLOAT64 && ff.fraction_bits <= 10;
 }
 
-/* n elements of c->from at q as doubles, exactly. */
+/* n elements of c->from at q as doubles, exactly (an integer past 2^53 to
+   the nearest). */
 static void widen(const nx_tool_scaled *c, const uint8_t *q, double *x, int64_t m) {
   bool nan;
   if (c->from == NX_BFLOAT16) nan = c->loops->widen_bf16(q, x, m);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The passes of nx convert over a float tensor that is scaled (--scale amax,
-   or a <name>.scale of the input): its absolute maximum, read on the
+/* The passes of nx convert over a tensor that is scaled (--scale amax of a
+   float tensor, or a <name>.scale of the input, whatever the tensor's
+   dtype): its absolute maximum, read on the
    source's own elements, and the scaled store, one block of elements at a
    time, which the io writer runs on the thread pool straight into the
    output file. Every result is the one a float64 pass gives: each element
@@ -18,8 +19,9 @@
 
 /* nx_tool_amax(x, s_in, &amax) sets amax to the largest |v| over x's
    elements v = x * s_in (in float64) that are finite (NaNs and infinities
-   left out), 0 where none is; x is a C-contiguous float array from a byte
-   (nx_contiguous's). On nx_num_threads() threads. Returns 0, or
+   left out), 0 where none is; x is a C-contiguous array from a byte
+   (nx_contiguous's), its elements as nx_dtype_load_n gives them (a complex
+   one's real part). On nx_num_threads() threads. Returns 0, or
    nx_array_read's failure (its message set). */
 int nx_tool_amax(const nx_array *x, double s_in, double *amax);
 
@@ -27,8 +29,12 @@ int nx_tool_amax(const nx_array *x, double s_in, double *amax);
    nx_tool_scaled_init): out = store_to(x * s_in / scale) element by
    element, the multiplication left out for s_in 1 and the division for
    scale 1; each call counts its source bytes on progress (where not NULL)
-   under name. from and to are float dtypes; scale is a positive finite
-   float32 (scale_for's). */
+   under name. from is any dtype, loaded by nx_dtype_load_n (a complex
+   one's real part, as nx_cast takes it); to any dtype, stored by
+   nx_dtype_store_n (a complex one's imaginary part 0, so a complex source
+   into a complex dtype goes through nx_mul instead); scale is 1 or a
+   positive finite float32 (scale_for's), 1 for a target that is not
+   float. */
 typedef struct nx_tool_scaled {
   nx_dtype from, to;
   double s_in, scale;
