@@ -169,7 +169,7 @@ static int on_device(const nx__devop *op, nx_device *d, const backend *B, nx_arr
   char kernel[64];
   snprintf(kernel, sizeof kernel, "the %s kernel of %s", B->kind, nx_device_name(d));
   nx_dtype dt = nx_array_dtype(ops[op->kind == NX__DK_COMPARE && n > 1 ? 1 : 0]);
-  return nx__finish(op->name, kernel, a, ops, n, dt);
+  return nx__finish(op->name, kernel, a, ops + op->made, n - op->made, dt);
 }
 #endif
 
@@ -242,9 +242,10 @@ int nx__device_dispatch(const nx__devop *op, nx_array *const *ops, int nw, int n
        one that is Read) comes first, as the door ranks it; the host door
        claims them and answers Off_host otherwise, before any kernel runs. */
     int a = nx_door_host(ops, nw, ops + nw, nr, never_runs, NULL);
-    if (a == NX_DEAD_BUFFER || a == NX_HELD_EXCLUSIVE || a == NX_READ_ONLY) return nx_array_refused(op->name, a, ops, n);
+    if (a == NX_DEAD_BUFFER || a == NX_HELD_EXCLUSIVE || a == NX_READ_ONLY)
+      return nx_array_refused(op->name, a, ops + op->made, n - op->made);
     if (a < 0) return nx__fail_as(op->name, a);
-    return mixed(op->name, ops, n);
+    return mixed(op->name, ops + op->made, n - op->made);
   }
 #ifdef NX_HAVE_OPENCL
   if (is_opencl(d)) return on_opencl(op, d, ops, nw, nr);

@@ -22,6 +22,7 @@ typedef struct nx__devop {
   nx__dk kind;
   int op;
   uint64_t lo, hi;
+  bool made; /* ops[0] is a result the function made (a _new form): not named */
 } nx__devop;
 
 /* nx__device_dispatch(op, ops, nw, nr) runs op on the device of its nw

@@ -104,7 +104,7 @@ static int axis_of(const char *name, const nx_array *x, int axis, int *out) {
   return 0;
 }
 
-static int run_door(const char *name, gctx *c, nx_array *const *ops, nx_array *const *given) {
+static int run_door(const char *name, gctx *c, nx_array *const *ops, nx_array *const *given, bool made) {
   int a = nx_door_host(ops, 1, ops + 1, 2, kernel, c);
   if (a == NX_DONE && c->status) {
     char t[160];
@@ -112,7 +112,7 @@ static int run_door(const char *name, gctx *c, nx_array *const *ops, nx_array *c
                     (long long)c->bad, (long long)c->bad_at, nx_array_describe(ops[c->scatter ? 1 : 2], t, sizeof t),
                     (long long)c->n);
   }
-  return nx__finish(name, "the host kernel", a, given, 3, nx_array_dtype(ops[0]));
+  return nx__finish(name, "the host kernel", a, given + made, 3 - made, nx_array_dtype(ops[0]));
 }
 
 /* A read operand identical to z (which the door admits) would be read after
@@ -130,11 +130,13 @@ static int unalias(const char *name, nx_array *z, nx_array **r, nx_array **copy)
   return 0;
 }
 
-static int run(const char *name, gctx *c, nx_array *const *given) {
+/* made: given[0] is the result nx_gather_new made, which refusals do not
+   name (nx_scatter_new's is a copy of the caller's template: named). */
+static int run(const char *name, gctx *c, nx_array *const *given, bool made) {
   nx_array *ops[3] = {given[0], given[1], given[2]}, *copy[2] = {NULL, NULL};
   int a = unalias(name, ops[0], &ops[1], &copy[0]);
   if (a == 0) a = unalias(name, ops[0], &ops[2], &copy[1]);
-  if (a == 0) a = run_door(name, c, ops, given);
+  if (a == 0) a = run_door(name, c, ops, given, made);
   nx_array_free(copy[0]);
   nx_array_free(copy[1]);
   return a;
@@ -145,7 +147,7 @@ int nx_gather(nx_array *z, nx_array *x, nx_array *idx, int axis) {
   gctx c = {0};
   int s = nx__need("nx_gather", ops, 3);
   if (s || (s = axis_of("nx_gather", x, axis, &c.axis))) return s;
-  return run("nx_gather", &c, ops);
+  return run("nx_gather", &c, ops, false);
 }
 
 int nx_gather_new(nx_array **z, nx_array *x, nx_array *idx, int axis) {
@@ -156,7 +158,7 @@ int nx_gather_new(nx_array **z, nx_array *x, nx_array *idx, int axis) {
   if ((s = nx__make_like("nx_gather_new", idx, nx_array_dtype(x), &out))) return s;
   nx_array *all[3] = {out, x, idx};
   gctx c = {0};
-  if ((s = axis_of("nx_gather_new", x, axis, &c.axis)) || (s = run("nx_gather_new", &c, all))) {
+  if ((s = axis_of("nx_gather_new", x, axis, &c.axis)) || (s = run("nx_gather_new", &c, all, true))) {
     nx_array_free(out);
     return s;
   }
@@ -170,7 +172,7 @@ int nx_scatter(nx_array *z, nx_array *idx, nx_array *u, int axis, nx_scatter_mod
   int s = nx__need("nx_scatter", ops, 3);
   if (s || (s = axis_of("nx_scatter", z, axis, &c.axis))) return s;
   if (mode != NX_SCATTER_SET && mode != NX_SCATTER_ADD) return nx__fail(NX_EINVAL, "nx_scatter: mode %d is none", mode);
-  return run("nx_scatter", &c, ops);
+  return run("nx_scatter", &c, ops, false);
 }
 
 int nx_scatter_new(nx_array **z, nx_array *t, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode) {
@@ -184,7 +186,7 @@ int nx_scatter_new(nx_array **z, nx_array *t, nx_array *idx, nx_array *u, int ax
   gctx c = {0, (int)mode, true, 0, 0, 0, 0};
   if ((s = axis_of(name, t, axis, &c.axis)) || (s = nx_copy_new(&out, t))) return s;
   nx_array *all[3] = {out, idx, u};
-  if ((s = run(name, &c, all))) {
+  if ((s = run(name, &c, all, false))) {
     nx_array_free(out);
     return s;
   }

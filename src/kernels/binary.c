@@ -42,18 +42,20 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int nx__binary(const char *name, const char *kernel_name, nx__bop op, nx_array *z, nx_array *x, nx_array *y) {
+/* made: z is the result a _new form made, which refusals do not name. */
+static int nx__binary(const char *name, const char *kernel_name, nx__bop op, nx_array *z, nx_array *x, nx_array *y,
+                      bool made) {
   nx_array *ops[3] = {z, x, y};
   int s = nx__need(name, ops, 3);
   if (s) return s;
   bctx c = {op, nx_array_dtype(z)};
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_BINARY, op, 0, 0}, ops, 1, 2)) != NX_DECLINED) return s;
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_BINARY, op, 0, 0, made}, ops, 1, 2)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 2, kernel, &c);
   /* nx_add keeps the seed's sentence word for word, without the dtype */
   if (a == NX_DECLINED && !strcmp(name, "nx_add"))
     return nx__fail(NX_EINVAL, "nx_add: nx_cpu_add does not compute this case");
-  return nx__finish(name, kernel_name, a, ops, 3, c.dt);
+  return nx__finish(name, kernel_name, a, ops + made, 3 - made, c.dt);
 }
 
 static int nx__binary_new(const char *name, nx__bop op, nx_array **z, nx_array *x, nx_array *y) {
@@ -63,7 +65,7 @@ static int nx__binary_new(const char *name, nx__bop op, nx_array **z, nx_array *
   if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
   nx_array *r;
   if ((s = nx__make_like(name, x, nx_array_dtype(x), &r))) return s;
-  if ((s = nx__binary(name, "the host kernel", op, r, x, y))) {
+  if ((s = nx__binary(name, "the host kernel", op, r, x, y, true))) {
     nx_array_free(r);
     return s;
   }
@@ -73,7 +75,7 @@ static int nx__binary_new(const char *name, nx__bop op, nx_array **z, nx_array *
 
 #define NX__BINARY(name, OP)                                                                           \
   int nx_##name(nx_array *z, nx_array *x, nx_array *y) {                                               \
-    return nx__binary("nx_" #name, "the host kernel", OP, z, x, y);                                    \
+    return nx__binary("nx_" #name, "the host kernel", OP, z, x, y, false);                             \
   }                                                                                                    \
   int nx_##name##_new(nx_array **z, nx_array *x, nx_array *y) { return nx__binary_new("nx_" #name "_new", OP, z, x, y); }
 NX__BINARY(sub, NX__SUB)
@@ -101,4 +103,4 @@ int nx_cpu_add(nx_array *z, nx_array *x, nx_array *y) {
   return nx_door_host(ops, 1, ops + 1, 2, kernel, &c);
 }
 
-int nx_add(nx_array *z, nx_array *x, nx_array *y) { return nx__binary("nx_add", "nx_cpu_add", NX__ADD, z, x, y); }
+int nx_add(nx_array *z, nx_array *x, nx_array *y) { return nx__binary("nx_add", "nx_cpu_add", NX__ADD, z, x, y, false); }

@@ -57,16 +57,19 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-int nx_cast(nx_array *dst, nx_array *src) {
+/* made: dst is the result nx_cast_new made, which refusals do not name. */
+static int cast(const char *name, nx_array *dst, nx_array *src, bool made) {
   nx_array *ops[2] = {dst, src};
-  int s = nx__need("nx_cast", ops, 2);
+  int s = nx__need(name, ops, 2);
   if (s) return s;
   kctx c;
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){"nx_cast", NX__DK_CAST, 0, 0, 0}, ops, 1, 1)) != NX_DECLINED) return s;
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_CAST, 0, 0, 0, made}, ops, 1, 1)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &c);
-  return nx__finish("nx_cast", "the host kernel", a, ops, 2, nx_array_dtype(dst));
+  return nx__finish(name, "the host kernel", a, ops + made, 2 - made, nx_array_dtype(dst));
 }
+
+int nx_cast(nx_array *dst, nx_array *src) { return cast("nx_cast", dst, src, false); }
 
 int nx_cast_new(nx_array **z, nx_dtype to, nx_array *src) {
   if (!z) return nx__fail(NX_EINVAL, "nx_cast_new: the result z is NULL");
@@ -75,9 +78,9 @@ int nx_cast_new(nx_array **z, nx_dtype to, nx_array *src) {
   nx_array *r;
   int s = nx__make_like("nx_cast_new", src, to, &r);
   if (s) return s;
-  if ((s = nx_cast(r, src))) {
+  if ((s = cast("nx_cast_new", r, src, true))) {
     nx_array_free(r);
-    return nx__fail_as("nx_cast_new", s); /* named for the function called */
+    return s;
   }
   *z = r;
   return 0;

@@ -47,15 +47,16 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int compare(const char *name, cop op, nx_array *z, nx_array *x, nx_array *y) {
+/* made: z is the result compare_new made, which refusals do not name. */
+static int compare(const char *name, cop op, nx_array *z, nx_array *x, nx_array *y, bool made) {
   nx_array *ops[3] = {z, x, y};
   int s = nx__need(name, ops, 3);
   if (s) return s;
   cctx c = {op, nx_array_dtype(x), nx_array_dtype(z)};
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_COMPARE, (int)op, 0, 0}, ops, 1, 2)) != NX_DECLINED) return s;
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_COMPARE, (int)op, 0, 0, made}, ops, 1, 2)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 2, kernel, &c);
-  return nx__finish(name, "the host kernel", a, ops, 3, c.dt);
+  return nx__finish(name, "the host kernel", a, ops + made, 3 - made, c.dt);
 }
 
 static int compare_new(const char *name, cop op, nx_array **z, nx_array *x, nx_array *y) {
@@ -65,7 +66,7 @@ static int compare_new(const char *name, cop op, nx_array **z, nx_array *x, nx_a
   if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
   nx_array *r;
   if ((s = nx__make_like(name, x, NX_BOOL, &r))) return s;
-  if ((s = compare(name, op, r, x, y))) {
+  if ((s = compare(name, op, r, x, y, true))) {
     nx_array_free(r);
     return s;
   }
@@ -74,7 +75,7 @@ static int compare_new(const char *name, cop op, nx_array **z, nx_array *x, nx_a
 }
 
 #define NX__COMPARE(name, OP)                                                                               \
-  int nx_##name(nx_array *z, nx_array *x, nx_array *y) { return compare("nx_" #name, OP, z, x, y); }          \
+  int nx_##name(nx_array *z, nx_array *x, nx_array *y) { return compare("nx_" #name, OP, z, x, y, false); }          \
   int nx_##name##_new(nx_array **z, nx_array *x, nx_array *y) { return compare_new("nx_" #name "_new", OP, z, x, y); }
 NX__COMPARE(eq, EQ)
 NX__COMPARE(ne, NE)

@@ -52,7 +52,7 @@ int nx_fill(nx_array *z, nx_value v) {
   default: c.lo = v.b; break;
   }
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  int s = nx__device_dispatch(&(nx__devop){"nx_fill", NX__DK_FILL, 0, c.lo, c.hi}, &z, 1, 0);
+  int s = nx__device_dispatch(&(nx__devop){"nx_fill", NX__DK_FILL, 0, c.lo, c.hi, false}, &z, 1, 0);
   if (s != NX_DECLINED) return s;
   int a = nx_door_host(&z, 1, NULL, 0, fill_kernel, &c);
   return nx__finish("nx_fill", "the host kernel", a, &z, 1, dt);
@@ -82,19 +82,20 @@ static nx_answer copy_kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int copy(const char *name, nx_array *z, nx_array *x) {
+/* made: z is the result nx_copy_new made, which refusals do not name. */
+static int copy(const char *name, nx_array *z, nx_array *x, bool made) {
   nx_array *ops[2] = {z, x};
   int s = nx__need(name, ops, 2);
   if (s) return s;
   cctx c;
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_COPY, 0, 0, 0}, ops, 1, 1)) != NX_DECLINED) return s;
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_COPY, 0, 0, 0, made}, ops, 1, 1)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 1, copy_kernel, &c);
-  return nx__finish(name, "the host kernel", a, ops, 2, nx_array_dtype(z));
+  return nx__finish(name, "the host kernel", a, ops + made, 2 - made, nx_array_dtype(z));
 }
 
-int nx_copy(nx_array *z, nx_array *x) { return copy("nx_copy", z, x); }
-int nx_assign(nx_array *z, nx_array *x) { return copy("nx_assign", z, x); }
+int nx_copy(nx_array *z, nx_array *x) { return copy("nx_copy", z, x, false); }
+int nx_assign(nx_array *z, nx_array *x) { return copy("nx_assign", z, x, false); }
 
 int nx_copy_new(nx_array **z, nx_array *x) {
   if (!z) return nx__fail(NX_EINVAL, "nx_copy_new: the result z is NULL");
@@ -102,7 +103,7 @@ int nx_copy_new(nx_array **z, nx_array *x) {
   nx_array *r;
   int s = nx__make_like("nx_copy_new", x, nx_array_dtype(x), &r);
   if (s) return s;
-  if ((s = copy("nx_copy_new", r, x))) {
+  if ((s = copy("nx_copy_new", r, x, true))) {
     nx_array_free(r);
     return s;
   }

@@ -227,7 +227,8 @@ static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int reduce(const char *name, rop op, nx_array *z, nx_array *x, const int *axes, int naxes) {
+/* made: z is the result reduce_new made, which refusals do not name. */
+static int reduce(const char *name, rop op, nx_array *z, nx_array *x, const int *axes, int naxes, bool made) {
   nx_array *ops[2] = {z, x};
   int s = nx__need(name, ops, 2);
   if (s) return s;
@@ -240,7 +241,7 @@ static int reduce(const char *name, rop op, nx_array *z, nx_array *x, const int 
     return nx__fail(NX_EINVAL, "%s: the reduced axes of %s hold no element, and %s has no identity", name,
                     nx_array_describe(x, t, sizeof t), op == MIN ? "min" : "max");
   }
-  return nx__finish(name, "the host kernel", a, ops, 2, k.c.dt);
+  return nx__finish(name, "the host kernel", a, ops + made, 2 - made, k.c.dt);
 }
 
 static int reduce_new(const char *name, rop op, nx_array **z, nx_array *x, const int *axes, int naxes, bool keep) {
@@ -253,7 +254,7 @@ static int reduce_new(const char *name, rop op, nx_array **z, nx_array *x, const
   int r = nx__reduced_shape(x, mask, keep, shape);
   nx_array *out;
   if ((s = nx__make(name, x, op == ANY || op == ALL ? NX_BOOL : nx_array_dtype(x), shape, r, &out))) return s;
-  if ((s = reduce(name, op, out, x, axes, naxes))) {
+  if ((s = reduce(name, op, out, x, axes, naxes, true))) {
     nx_array_free(out);
     return s;
   }
@@ -263,7 +264,7 @@ static int reduce_new(const char *name, rop op, nx_array **z, nx_array *x, const
 
 #define NX__REDUCE(name, OP)                                                                     \
   int nx_##name(nx_array *z, nx_array *x, const int *axes, int naxes) {                          \
-    return reduce("nx_" #name, OP, z, x, axes, naxes);                                           \
+    return reduce("nx_" #name, OP, z, x, axes, naxes, false);                                    \
   }                                                                                              \
   int nx_##name##_new(nx_array **z, nx_array *x, const int *axes, int naxes, bool keepdims) {    \
     return reduce_new("nx_" #name "_new", OP, z, x, axes, naxes, keepdims);                      \

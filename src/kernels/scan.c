@@ -143,7 +143,8 @@ static nx_answer kernel(void *vk, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int along(const char *name, lop op, nx_array *z, nx_array *x, int axis) {
+/* made: z is the result along_new made, which refusals do not name. */
+static int along(const char *name, lop op, nx_array *z, nx_array *x, int axis, bool made) {
   nx_array *ops[2] = {z, x};
   int s = nx__need(name, ops, 2);
   if (s) return s;
@@ -156,7 +157,7 @@ static int along(const char *name, lop op, nx_array *z, nx_array *x, int axis) {
     char t[160];
     return nx__fail(NX_EINVAL, "%s: %s: axis %d of %s", name, k.why, axis, nx_array_describe(x, t, sizeof t));
   }
-  return nx__finish(name, "the host kernel", a, ops, 2, k.c.dt);
+  return nx__finish(name, "the host kernel", a, ops + made, 2 - made, k.c.dt);
 }
 
 static int along_new(const char *name, lop op, nx_array **z, nx_array *x, int axis, bool keep) {
@@ -172,7 +173,7 @@ static int along_new(const char *name, lop op, nx_array **z, nx_array *x, int ax
     s = nx__make(name, x, NX_INT32, shape, r, &out);
   } else s = nx__make_like(name, x, nx_array_dtype(x), &out);
   if (s) return s;
-  if ((s = along(name, op, out, x, axis))) {
+  if ((s = along(name, op, out, x, axis, true))) {
     nx_array_free(out);
     return s;
   }
@@ -180,8 +181,8 @@ static int along_new(const char *name, lop op, nx_array **z, nx_array *x, int ax
   return 0;
 }
 
-int nx_argmax(nx_array *z, nx_array *x, int axis) { return along("nx_argmax", ARGMAX, z, x, axis); }
-int nx_argmin(nx_array *z, nx_array *x, int axis) { return along("nx_argmin", ARGMIN, z, x, axis); }
+int nx_argmax(nx_array *z, nx_array *x, int axis) { return along("nx_argmax", ARGMAX, z, x, axis, false); }
+int nx_argmin(nx_array *z, nx_array *x, int axis) { return along("nx_argmin", ARGMIN, z, x, axis, false); }
 int nx_argmax_new(nx_array **z, nx_array *x, int axis, bool keepdims) {
   return along_new("nx_argmax_new", ARGMAX, z, x, axis, keepdims);
 }
@@ -190,7 +191,7 @@ int nx_argmin_new(nx_array **z, nx_array *x, int axis, bool keepdims) {
 }
 
 #define NX__SCAN(name, OP)                                                                                    \
-  int nx_##name(nx_array *z, nx_array *x, int axis) { return along("nx_" #name, OP, z, x, axis); }            \
+  int nx_##name(nx_array *z, nx_array *x, int axis) { return along("nx_" #name, OP, z, x, axis, false); }            \
   int nx_##name##_new(nx_array **z, nx_array *x, int axis) { return along_new("nx_" #name "_new", OP, z, x, axis, false); }
 NX__SCAN(cumsum, CUMSUM)
 NX__SCAN(cumprod, CUMPROD)

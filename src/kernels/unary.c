@@ -101,15 +101,16 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int unary(const char *name, nx__uop op, nx_array *z, nx_array *x) {
+/* made: z is the result unary_new made, which refusals do not name. */
+static int unary(const char *name, nx__uop op, nx_array *z, nx_array *x, bool made) {
   nx_array *ops[2] = {z, x};
   int s = nx__need(name, ops, 2);
   if (s) return s;
   uctx c = {op, nx_array_dtype(z)};
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_UNARY, op, 0, 0}, ops, 1, 1)) != NX_DECLINED) return s;
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_UNARY, op, 0, 0, made}, ops, 1, 1)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 1, kernel, &c);
-  return nx__finish(name, "the host kernel", a, ops, 2, c.dt);
+  return nx__finish(name, "the host kernel", a, ops + made, 2 - made, c.dt);
 }
 
 static int unary_new(const char *name, nx__uop op, nx_array **z, nx_array *x) {
@@ -118,7 +119,7 @@ static int unary_new(const char *name, nx__uop op, nx_array **z, nx_array *x) {
   nx_array *r;
   int s = nx__make_like(name, x, nx_array_dtype(x), &r);
   if (s) return s;
-  if ((s = unary(name, op, r, x))) {
+  if ((s = unary(name, op, r, x, true))) {
     nx_array_free(r);
     return s;
   }
@@ -127,7 +128,7 @@ static int unary_new(const char *name, nx__uop op, nx_array **z, nx_array *x) {
 }
 
 #define NX__UNARY(name, OP)                                                                      \
-  int nx_##name(nx_array *z, nx_array *x) { return unary("nx_" #name, OP, z, x); }               \
+  int nx_##name(nx_array *z, nx_array *x) { return unary("nx_" #name, OP, z, x, false); }               \
   int nx_##name##_new(nx_array **z, nx_array *x) { return unary_new("nx_" #name "_new", OP, z, x); }
 NX__UNARY(neg, NX__NEG)
 NX__UNARY(recip, NX__RECIP)

@@ -29,21 +29,20 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-/* named: the operands a refusal names, the caller's own (nx_where_new's
-   result is not one). */
-static int where(const char *name, nx_array *const *ops, nx_array *const *named, int nnamed) {
+/* made: ops[0] is the result nx_where_new made, which refusals do not name. */
+static int where(const char *name, nx_array *const *ops, bool made) {
   wctx c;
   int s;
   /* Device kernels (src/devices): operands on one OpenCL device run there. */
-  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_WHERE, 0, 0, 0}, ops, 1, 3)) != NX_DECLINED) return s;
+  if ((s = nx__device_dispatch(&(nx__devop){name, NX__DK_WHERE, 0, 0, 0, made}, ops, 1, 3)) != NX_DECLINED) return s;
   int a = nx_door_host(ops, 1, ops + 1, 3, kernel, &c);
-  return nx__finish(name, "the host kernel", a, named, nnamed, nx_array_dtype(ops[0]));
+  return nx__finish(name, "the host kernel", a, ops + made, 4 - made, nx_array_dtype(ops[0]));
 }
 
 int nx_where(nx_array *z, nx_array *cond, nx_array *x, nx_array *y) {
   nx_array *ops[4] = {z, cond, x, y};
   int s = nx__need("nx_where", ops, 4);
-  return s ? s : where("nx_where", ops, ops, 4);
+  return s ? s : where("nx_where", ops, false);
 }
 
 int nx_where_new(nx_array **z, nx_array *cond, nx_array *x, nx_array *y) {
@@ -52,9 +51,9 @@ int nx_where_new(nx_array **z, nx_array *cond, nx_array *x, nx_array *y) {
   int s = nx__need("nx_where_new", ops + 1, 3);
   if (s) return s;
   if ((s = nx__make_like("nx_where_new", x, nx_array_dtype(x), &ops[0]))) return s;
-  if ((s = where("nx_where_new", ops, ops + 1, 3))) {
+  if ((s = where("nx_where_new", ops, true))) {
     nx_array_free(ops[0]);
-    return nx__fail_as("nx_where_new", s);
+    return s;
   }
   *z = ops[0];
   return 0;

@@ -230,7 +230,8 @@ static int ranks(const char *name, nx_array *const *ops) {
   return 0;
 }
 
-static int matmul(const char *name, nx_array *z, nx_array *a, nx_array *b) {
+/* made: z is the result nx_matmul_new made, which refusals do not name. */
+static int matmul(const char *name, nx_array *z, nx_array *a, nx_array *b, bool made) {
   nx_array *ops[3] = {z, a, b};
   int s = nx__need(name, ops, 3);
   if (s || (s = ranks(name, ops))) return s;
@@ -244,10 +245,10 @@ static int matmul(const char *name, nx_array *z, nx_array *a, nx_array *b) {
   const char *why = classify(nx_array_dtype(z), nx_array_dtype(a), nx_array_dtype(b)) == M_BLAS
                         ? "BLAS (not built in)"
                         : "the host kernel";
-  return nx__finish(name, why, ans, ops, 3, nx_array_dtype(z));
+  return nx__finish(name, why, ans, ops + made, 3 - made, nx_array_dtype(z));
 }
 
-int nx_matmul(nx_array *z, nx_array *a, nx_array *b) { return matmul("nx_matmul", z, a, b); }
+int nx_matmul(nx_array *z, nx_array *a, nx_array *b) { return matmul("nx_matmul", z, a, b, false); }
 
 static nx_answer wrong_mix(void *c, const nx_operand *ops, int nw, int nr) {
   (void)c, (void)ops, (void)nw, (void)nr;
@@ -284,7 +285,7 @@ int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b) {
     return nx__finish(name, "", nx_door_host(NULL, 0, ops + 1, 2, wrong_mix, NULL), ops + 1, 2, da);
   nx_array *out;
   if ((s = nx__make(name, a, dz, shape, r, &out))) return s;
-  if ((s = matmul(name, out, a, b))) {
+  if ((s = matmul(name, out, a, b, true))) {
     nx_array_free(out);
     return s;
   }

@@ -300,6 +300,26 @@ static void messages(void) {
             strcmp(nx_error_message(), "nx_where_new: an operand's dtype is not the one the kernel loads (float32 [3; 2], "
                                        "float32 [3; 2], float32 [3; 2])") == 0,
         "where_new's refusal: %s", nx_error_message());
+  /* the _new forms' refusals name the caller's operands only, not the
+     result they made (before: "(float32 [3], float32 [3], float32 [4])") */
+  int64_t n3 = 3, n4 = 4;
+  nx_array *x3 = NULL, *y4 = NULL, *d3 = NULL;
+  nx_array_host(NX_FLOAT32, &n3, 1, &x3), nx_array_host(NX_FLOAT32, &n4, 1, &y4), nx_array_host(NX_FLOAT64, &n3, 1, &d3);
+  static const char fit[] = "the operands do not fit the operation", kind[] = "an operand's dtype is not the one the kernel loads";
+  char want_new[256];
+  snprintf(want_new, sizeof want_new, "nx_add_new: %s (float32 [3], float32 [4])", fit);
+  CHECK(nx_add_new(&z, x3, y4) == NX_EINVAL && !z && !strcmp(nx_error_message(), want_new), "add_new: %s",
+        nx_error_message());
+  snprintf(want_new, sizeof want_new, "nx_eq_new: %s (float32 [3], float64 [3])", kind);
+  CHECK(nx_eq_new(&z, x3, d3) == NX_EINVAL && !z && !strcmp(nx_error_message(), want_new), "eq_new: %s",
+        nx_error_message());
+  nx_array *m23 = NULL, *m45 = NULL;
+  int64_t s23[2] = {2, 3}, s45[2] = {4, 5};
+  nx_array_host(NX_FLOAT32, s23, 2, &m23), nx_array_host(NX_FLOAT32, s45, 2, &m45);
+  snprintf(want_new, sizeof want_new, "nx_matmul_new: %s (float32 [2; 3], float32 [4; 5])", fit);
+  CHECK(nx_matmul_new(&z, m23, m45) == NX_EINVAL && !z && !strcmp(nx_error_message(), want_new), "matmul_new: %s",
+        nx_error_message());
+  nx_array_free(x3), nx_array_free(y4), nx_array_free(d3), nx_array_free(m23), nx_array_free(m45);
   /* min and max of no element, argmax of an empty axis: said as such */
   int64_t e0[2] = {0, 3};
   nx_array *empty = NULL;
