@@ -96,7 +96,8 @@ static int map_file(nx_io_file *f, const char *fn) {
 #ifdef NX_TESTING
 static atomic_long name_compares;
 long nx__io_name_compares(void) { return atomic_load(&name_compares); }
-#define COUNT_COMPARE() atomic_fetch_add_explicit(&name_compares, 1, memory_order_relaxed)
+void nx__io_count_compare(void) { atomic_fetch_add_explicit(&name_compares, 1, memory_order_relaxed); }
+#define COUNT_COMPARE() nx__io_count_compare()
 #else
 #define COUNT_COMPARE() ((void)0)
 #endif

@@ -52,10 +52,15 @@ int nx__io_add_meta(nx_io_file *f, const char *fn, const char *key, size_t key_l
    NX_ENOMEM, without a message. */
 int nx__io_first_repeat(const void *items, size_t stride, size_t field, int n, int *first);
 #ifdef NX_TESTING
-/* How many name comparisons nx__io_first_repeat, the index of names and
-   nx_io_file_find have made, all threads: a test bounds the cost of
-   opening a file of many tensors, and of finding each, by it. */
+/* How many name comparisons nx__io_first_repeat, the index of names,
+   nx_io_file_find and the writer's sets of names have made, all threads
+   (each counted by nx__io_count_compare): a test bounds the cost of
+   opening a file of many tensors, finding each, and writing one, by it. */
 long nx__io_name_compares(void);
+void nx__io_count_compare(void);
+#define NX__IO_COUNT_COMPARE() nx__io_count_compare()
+#else
+#define NX__IO_COUNT_COMPARE() ((void)0)
 #endif
 
 /* The parsers: each fills f's tensors and metadata from f's mapping, or
@@ -130,6 +135,16 @@ int nx__io_sizes(nx_dtype dt, const int64_t *shape, int rank, int64_t *count, in
 
 /* Safetensors dtype strings. */
 const char *nx__safetensors_dtype_name(nx_dtype dt); /* NULL where none */
+/* A set of names the caller keeps alive (nameset.c), zero-initialized
+   empty: has, add (NX_ENOMEM when it cannot grow, the set unchanged), free. */
+typedef struct nx__nameset {
+  const char **slot;
+  size_t cap, n;
+} nx__nameset;
+bool nx__nameset_has(const nx__nameset *set, const char *name);
+int nx__nameset_add(nx__nameset *set, const char *name);
+void nx__nameset_free(nx__nameset *set);
+
 /* dt's place in the reference's order of safetensors dtypes (-1: none). */
 int nx__safetensors_dtype_rank(nx_dtype dt);
 

@@ -27,6 +27,7 @@ struct nx_io_writer {
   int n, cap;
   nx__io_meta *meta;
   int nmeta, meta_cap;
+  nx__nameset names, keys; /* the items' names and the metadata's keys */
 };
 
 int nx_io_writer_open(const char *path, nx_io_format fmt, nx_io_writer **w) {
@@ -65,6 +66,8 @@ void nx_io_writer_abort(nx_io_writer *w) {
   nx__free(w->items);
   nx__free(w->meta);
   nx__free(w->path);
+  nx__nameset_free(&w->names);
+  nx__nameset_free(&w->keys);
   nx__free(w);
 }
 
@@ -78,8 +81,7 @@ int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value) {
   if (!key_ok || !nx__io_utf8_valid((const uint8_t *)value, (int64_t)strlen(value)))
     return nx__fail(NX_EINVAL, "%s: %s: the %s of key '%s' is not UTF-8, which JSON requires", fn, w->path,
                     key_ok ? "value" : "name", key);
-  for (int i = 0; i < w->nmeta; i++)
-    if (!strcmp(w->meta[i].key, key)) return nx__fail(NX_EINVAL, "%s: %s: key '%s' is already added", fn, w->path, key);
+  if (nx__nameset_has(&w->keys, key)) return nx__fail(NX_EINVAL, "%s: %s: key '%s' is already added", fn, w->path, key);
   if (w->nmeta == w->meta_cap) {
     int cap = w->meta_cap ? 2 * w->meta_cap : 8;
     nx__io_meta *m = nx__realloc(w->meta, (size_t)cap * sizeof *m);
@@ -90,7 +92,7 @@ int nx_io_writer_metadata(nx_io_writer *w, const char *key, const char *value) {
   nx__io_meta *m = &w->meta[w->nmeta];
   m->key = nx__strdup(key);
   m->value = nx__strdup(value);
-  if (!m->key || !m->value) {
+  if (!m->key || !m->value || nx__nameset_add(&w->keys, m->key)) {
     nx__free(m->key);
     nx__free(m->value);
     return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
@@ -116,9 +118,8 @@ static int add_item(nx_io_writer *w, const char *fn, const char *name, const nx_
   if (w->fmt != NX_IO_NPY && !nx__io_utf8_valid((const uint8_t *)name, (int64_t)strlen(name)))
     return nx__fail(NX_EINVAL, "%s: %s: the name '%s' is not UTF-8, which a .%s file's names are (%s)", fn, w->path,
                     name, nx_io_format_name(w->fmt), d);
-  for (int i = 0; i < w->n; i++)
-    if (!strcmp(w->items[i].name, name))
-      return nx__fail(NX_EINVAL, "%s: %s: tensor '%s' is already added (%s)", fn, w->path, name, d);
+  if (nx__nameset_has(&w->names, name))
+    return nx__fail(NX_EINVAL, "%s: %s: tensor '%s' is already added (%s)", fn, w->path, name, d);
   if (w->fmt == NX_IO_NPY && w->n == 1)
     return nx__fail(NX_EINVAL, "%s: %s: a .npy file holds one array; '%s' (%s) would be a second", fn, w->path, name, d);
   if (w->fmt == NX_IO_SAFETENSORS) {
@@ -147,6 +148,11 @@ static int add_item(nx_io_writer *w, const char *fn, const char *name, const nx_
     nx__free(it->name);
     return nx__fail(s == NX_NONE ? NX_EINVAL : s, "%s: %s: tensor '%s' (%s): %s", fn, w->path, name, d,
                     nx_error_message());
+  }
+  if (nx__nameset_add(&w->names, it->name)) {
+    nx_array_free(it->a);
+    nx__free(it->name);
+    return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
   }
   it->dt = dt;
   it->f = f;

@@ -390,11 +390,17 @@ static void many(void) {
   if (s == 0) s = nx_array_host(NX_INT8, &one, 1, &a);
   int64_t at0 = 0;
   if (s == 0) s = nx_array_set(a, &at0, (nx_value){.i = 7});
+  before = nx__io_name_compares();
   for (long k = 0; k < m && s == 0; k++) {
     char name[32];
     snprintf(name, sizeof name, "e%ld", (k * 7919) % m);
     s = nx_io_writer_add(w, name, a);
   }
+  /* the writer's check of each name against those added: a set, not a
+     walk over them (m^2 / 2 = 2e8 comparisons) */
+  made = nx__io_name_compares() - before;
+  CHECK(made <= 4 * m, "writing many.npz: %ld name comparisons to add %ld entries", made, m);
+  CHECK(s != 0 || nx_io_writer_add(w, "e5", a) == NX_EINVAL, "a name added twice to many.npz refused");
   if (s == 0) s = nx_io_writer_commit(w);
   else nx_io_writer_abort(w);
   nx_array_free(a);
