@@ -521,7 +521,8 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
-static int sort(const char *name, nx_array *z, nx_array *x, int axis, bool desc, bool arg) {
+/* made: z is the result sort_new made, which refusals do not name. */
+static int sort(const char *name, nx_array *z, nx_array *x, int axis, bool desc, bool arg, bool made) {
   nx_array *ops[2] = {z, x};
   int s = nx__need(name, ops, 2);
   if (s) return s;
@@ -533,7 +534,7 @@ static int sort(const char *name, nx_array *z, nx_array *x, int axis, bool desc,
   int ans = nx_door_host(ops, 1, ops + 1, 1, kernel, &c);
   if (ans == NX_DONE && c.status)
     return nx__fail(c.status, "%s: no scratch space for %s", name, nx_array_describe(x, t, sizeof t));
-  return nx__finish(name, "the host kernel", ans, ops, 2, nx_array_dtype(x));
+  return nx__finish(name, "the host kernel", ans, ops + made, 2 - made, nx_array_dtype(x));
 }
 
 static int sort_new(const char *name, nx_array **z, nx_array *x, int axis, bool desc, bool arg) {
@@ -542,7 +543,7 @@ static int sort_new(const char *name, nx_array **z, nx_array *x, int axis, bool 
   nx_array *out;
   int s = nx__make_like(name, x, arg ? NX_INT32 : nx_array_dtype(x), &out);
   if (s) return s;
-  if ((s = sort(name, out, x, axis, desc, arg))) {
+  if ((s = sort(name, out, x, axis, desc, arg, true))) {
     nx_array_free(out);
     return s;
   }
@@ -550,12 +551,12 @@ static int sort_new(const char *name, nx_array **z, nx_array *x, int axis, bool 
   return 0;
 }
 
-int nx_sort(nx_array *z, nx_array *x, int axis, bool descending) { return sort("nx_sort", z, x, axis, descending, false); }
+int nx_sort(nx_array *z, nx_array *x, int axis, bool descending) { return sort("nx_sort", z, x, axis, descending, false, false); }
 int nx_sort_new(nx_array **z, nx_array *x, int axis, bool descending) {
   return sort_new("nx_sort_new", z, x, axis, descending, false);
 }
 int nx_argsort(nx_array *z, nx_array *x, int axis, bool descending) {
-  return sort("nx_argsort", z, x, axis, descending, true);
+  return sort("nx_argsort", z, x, axis, descending, true, false);
 }
 int nx_argsort_new(nx_array **z, nx_array *x, int axis, bool descending) {
   return sort_new("nx_argsort_new", z, x, axis, descending, true);

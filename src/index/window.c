@@ -53,7 +53,9 @@ int nx__win_make(const char *name, const char *what, int r, const int64_t *ext, 
 
 int nx__win_door(const char *name, nx_array *z, nx_array *x, nx_kernel_fn fn, void *ctx, nx_array **made) {
   nx_array *ops[2] = {z, x};
-  int s = nx__finish(name, "the host kernel", nx_door_host(ops, 1, ops + 1, 1, fn, ctx), ops, 2, nx_array_dtype(z));
+  int k = made != NULL; /* a _new form's result, which refusals do not name */
+  int s = nx__finish(name, "the host kernel", nx_door_host(ops, 1, ops + 1, 1, fn, ctx), ops + k, 2 - k,
+                     nx_array_dtype(z));
   if (made && s) nx_array_free(z);
   else if (made) *made = z;
   return s;

@@ -36,7 +36,8 @@ static const char *detail(int s) {
 }
 
 /* ops: the nw written ones, then the nr read ones (a first). */
-static int run(const char *name, nx__lin *c, nx_array *const *ops, int nw, int nr) {
+/* own: the nw results are a _new form's own, which refusals do not name. */
+static int run(const char *name, nx__lin *c, nx_array *const *ops, int nw, int nr, bool own) {
   int least[4];
   for (int i = 0; i < nw + nr; i++) least[i] = 2;
   /* the vectors of values: svd's s, eig's and eigh's w */
@@ -53,7 +54,8 @@ static int run(const char *name, nx__lin *c, nx_array *const *ops, int nw, int n
     else snprintf(d, sizeof d, detail(c->status), c->info);
     return nx__fail(c->status, "%s: %s %s at batch index %lld (%s)", name, t, what_failed(c->status), (long long)c->bad, d);
   }
-  return nx__finish(name, nx_have_lapack() ? "LAPACKE" : "LAPACKE (not built in)", a, ops, nw + nr,
+  int k = own ? nw : 0;
+  return nx__finish(name, nx_have_lapack() ? "LAPACKE" : "LAPACKE (not built in)", a, ops + k, nw + nr - k,
                     nx_array_dtype(ops[nw]));
 }
 
@@ -86,7 +88,7 @@ static int run_new(const char *name, nx__lin *c, nx_array ***outs, const made *m
     s = nx__make(name, a, m[i].dt, shape, nb + m[i].tail, &ops[i]);
   }
   ops[nw] = a, ops[nw + 1] = b;
-  if (!s) s = run(name, c, ops, nw, nr);
+  if (!s) s = run(name, c, ops, nw, nr, true);
   for (int i = 0; i < nw; i++) {
     if (s) nx_array_free(ops[i]);
     else *outs[i] = ops[i];
@@ -107,7 +109,7 @@ static nx_dtype dt_of(const nx_array *a) { return a ? nx_array_dtype(a) : NX_FLO
 int nx_cholesky(nx_array *l, nx_array *a, bool upper) {
   nx__lin c = {.kind = NX__L_CHOL, .upper = upper};
   nx_array *ops[2] = {l, a};
-  return run("nx_cholesky", &c, ops, 1, 1);
+  return run("nx_cholesky", &c, ops, 1, 1, false);
 }
 
 int nx_cholesky_new(nx_array **l, nx_array *a, bool upper) {
@@ -122,7 +124,7 @@ int nx_cholesky_new(nx_array **l, nx_array *a, bool upper) {
 int nx_qr(nx_array *q, nx_array *r, nx_array *a, bool complete) {
   nx__lin c = {.kind = NX__L_QR, .flag = complete};
   nx_array *ops[3] = {q, r, a};
-  return run("nx_qr", &c, ops, 2, 1);
+  return run("nx_qr", &c, ops, 2, 1, false);
 }
 
 int nx_qr_new(nx_array **q, nx_array **r, nx_array *a, bool complete) {
@@ -138,7 +140,7 @@ int nx_qr_new(nx_array **q, nx_array **r, nx_array *a, bool complete) {
 int nx_svd(nx_array *u, nx_array *s, nx_array *vh, nx_array *a, bool full) {
   nx__lin c = {.kind = NX__L_SVD, .flag = full};
   nx_array *ops[4] = {u, s, vh, a};
-  return run("nx_svd", &c, ops, 3, 1);
+  return run("nx_svd", &c, ops, 3, 1, false);
 }
 
 int nx_svd_new(nx_array **u, nx_array **s, nx_array **vh, nx_array *a, bool full) {
@@ -156,7 +158,7 @@ static int eigen(const char *name, nx__lkind kind, bool vectors, nx_array *w, nx
   nx__lin c = {.kind = kind, .vectors = vectors};
   nx_array *ops[3] = {w, v, a};
   if (!vectors) ops[1] = a;
-  return run(name, &c, ops, vectors ? 2 : 1, 1);
+  return run(name, &c, ops, vectors ? 2 : 1, 1, false);
 }
 
 static int eigen_new(const char *name, nx__lkind kind, bool vectors, nx_array **w, nx_array **v, nx_array *a) {
@@ -184,7 +186,7 @@ int nx_eigvalsh_new(nx_array **w, nx_array *a) {
 int nx_triangular_solve(nx_array *x, nx_array *a, nx_array *b, bool upper, bool transpose, bool unit) {
   nx__lin c = {.kind = NX__L_TRSV, .upper = upper, .flag = transpose, .unit = unit};
   nx_array *ops[3] = {x, a, b};
-  return run("nx_triangular_solve", &c, ops, 1, 2);
+  return run("nx_triangular_solve", &c, ops, 1, 2, false);
 }
 
 int nx_triangular_solve_new(nx_array **x, nx_array *a, nx_array *b, bool upper, bool transpose, bool unit) {

@@ -61,15 +61,15 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
 
 /* nx_threefry under the name of the function called, so that a failure of
    nx_threefry_new names it. */
-static int threefry(const char *name, nx_array *z, nx_array *key, nx_array *ctr) {
+static int threefry(const char *name, nx_array *z, nx_array *key, nx_array *ctr, bool made) {
   nx_array *ops[3] = {z, key, ctr};
   int s = nx__need(name, ops, 3);
   if (s) return s;
   int ans = nx_door_host(ops, 1, ops + 1, 2, kernel, NULL);
-  return nx__finish(name, "the host kernel", ans, ops, 3, nx_array_dtype(ctr));
+  return nx__finish(name, "the host kernel", ans, ops + made, 3 - made, nx_array_dtype(ctr)); /* made: z not named */
 }
 
-int nx_threefry(nx_array *z, nx_array *key, nx_array *ctr) { return threefry("nx_threefry", z, key, ctr); }
+int nx_threefry(nx_array *z, nx_array *key, nx_array *ctr) { return threefry("nx_threefry", z, key, ctr, false); }
 
 int nx_threefry_new(nx_array **z, nx_array *key, nx_array *ctr) {
   if (!z || !key || !ctr)
@@ -77,7 +77,7 @@ int nx_threefry_new(nx_array **z, nx_array *key, nx_array *ctr) {
   nx_array *out;
   int s = nx__make_like("nx_threefry_new", ctr, nx_array_dtype(ctr), &out);
   if (s) return s;
-  if ((s = threefry("nx_threefry_new", out, key, ctr))) {
+  if ((s = threefry("nx_threefry_new", out, key, ctr, true))) {
     nx_array_free(out);
     return s;
   }

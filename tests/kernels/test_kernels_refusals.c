@@ -320,6 +320,23 @@ static void messages(void) {
   CHECK(nx_matmul_new(&z, m23, m45) == NX_EINVAL && !z && !strcmp(nx_error_message(), want_new), "matmul_new: %s",
         nx_error_message());
   nx_array_free(x3), nx_array_free(y4), nx_array_free(d3), nx_array_free(m23), nx_array_free(m45);
+  /* the same for sorting, random numbers and the linear algebra: a dead
+     operand is named alone, not with the result made for it */
+  int64_t n2 = 2, s22[2] = {2, 2};
+  nx_array *gone = NULL, *key = NULL, *ctr = NULL, *mat = NULL;
+  nx_array_host(NX_FLOAT32, &n3, 1, &gone), nx_buffer_free(nx_array_buffer(gone));
+  nx_array_host(NX_UINT32, &n2, 1, &key), nx_array_host(NX_UINT32, &n2, 1, &ctr), nx_buffer_free(nx_array_buffer(key));
+  nx_array_host(NX_FLOAT64, s22, 2, &mat), nx_buffer_free(nx_array_buffer(mat));
+  CHECK(nx_argsort_new(&z, gone, 0, false) == NX_EINVAL && !z &&
+            !strcmp(nx_error_message(), "nx_argsort_new: float32 [3] was freed (float32 [3])"),
+        "argsort_new of a dead array: %s", nx_error_message());
+  CHECK(nx_threefry_new(&z, key, ctr) == NX_EINVAL && !z &&
+            !strcmp(nx_error_message(), "nx_threefry_new: uint32 [2] was freed (uint32 [2], uint32 [2])"),
+        "threefry_new of a dead key: %s", nx_error_message());
+  CHECK(nx_cholesky_new(&z, mat, false) == NX_EINVAL && !z &&
+            !strcmp(nx_error_message(), "nx_cholesky_new: float64 [2; 2] was freed (float64 [2; 2])"),
+        "cholesky_new of a dead matrix: %s", nx_error_message());
+  nx_array_free(gone), nx_array_free(key), nx_array_free(ctr), nx_array_free(mat);
   /* min and max of no element, argmax of an empty axis: said as such */
   int64_t e0[2] = {0, 3};
   nx_array *empty = NULL;
