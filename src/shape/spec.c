@@ -318,6 +318,12 @@ static int axis(parser *q, const nx_dim **out) {
 
 static const char *kind_names[3] = {"batch", "input", "output"};
 
+static bool only_space(const char *p, const char *e) {
+  for (; p < e; p++)
+    if (!isspace((unsigned char)*p)) return false;
+  return true;
+}
+
 /* The row of kind `kind` written in [b, e): axes, at most one row variable
    (`...` named by the kind, or `..name..`) splitting them into the left and
    right flanks. */
@@ -327,15 +333,21 @@ static int row(parser *q, const char *b, const char *e, int kind, const nx_row *
   q->kind = kind;
   const nx_dim *dims[256];
   int n = 0, nbeg = -1, var = 0, rc;
+  bool after_var = false; /* the item before is the row variable */
   for (;;) {
     skip(q);
     if (q->p >= q->end) break;
-    if (q->commas && n + (var != 0) > 0) {
-      if (*q->p != ',') return fail(q, q->p, "expected ','");
+    /* Multi-character mode: a comma between two axes; beside the row
+       variable it may be left out, and a row may be a lone comma, as
+       OCANNL's grammar has them. */
+    if (q->commas && *q->p == ',' && (n + (var != 0) > 0 || q->p + 1 == q->end || only_space(q->p + 1, q->end))) {
       q->p++;
       skip(q);
       if (q->p >= q->end) break; /* a trailing comma */
+    } else if (q->commas && n + (var != 0) > 0 && !after_var && *q->p != '.') {
+      return fail(q, q->p, "expected ','");
     }
+    after_var = false;
     if (*q->p == '.') {
       const char *st = q->p;
       if (var) return fail(q, st, "a second row variable in one row");
@@ -343,16 +355,21 @@ static int row(parser *q, const char *b, const char *e, int kind, const nx_row *
         q->p += 3;
         var = label_row(q, kind_names[kind], strlen(kind_names[kind]));
       } else if (q->end - q->p >= 2 && q->p[1] == '.') {
+        /* '..' name [','] '..', spaces between them (OCANNL's lexer skips them) */
         q->p += 2;
+        skip(q);
         const char *l = q->p;
         while (q->p < q->end && ident_char(*q->p)) q->p++;
-        if (l == q->p || q->end - q->p < 2 || strncmp(q->p, "..", 2))
-          return fail(q, st, "expected '..name..' or '...'");
-        var = label_row(q, l, (size_t)(q->p - l));
+        const char *le = q->p;
+        skip(q);
+        if (q->commas && q->p < q->end && *q->p == ',') q->p++, skip(q);
+        if (l == le || q->end - q->p < 2 || strncmp(q->p, "..", 2)) return fail(q, st, "expected '..name..' or '...'");
+        var = label_row(q, l, (size_t)(le - l));
         q->p += 2;
       } else return fail(q, st, "expected '..name..' or '...'");
       if (var < 0) return var;
       nbeg = n;
+      after_var = true;
       continue;
     }
     if (n == 256) return fail(q, q->p, "too many axes");
