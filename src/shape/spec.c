@@ -11,7 +11,8 @@
    A spec is in multi-character mode when it holds any of , * + ^ & < or an
    '=' that does not begin "=>" (OCANNL's lexer's trigger): then axes are
    comma-separated identifiers (a letter, then letters, digits and '_'),
-   with an optional trailing comma. Otherwise every letter is an axis of its
+   with an optional trailing comma (and, as OCANNL's grammar, optional
+   commas beside the row variable). Otherwise every letter is an axis of its
    own and a run of digits one fixed index. Spaces are ignored. A kind that
    is not written is a closed empty row. One name may not be both a dim
    label and a row variable. Errors name the byte position. */
