@@ -317,8 +317,8 @@ NX_API int nx_array_write(nx_array *a, nx_write_fn f, void *ctx);
    nx_buffer_wait.
    t->version is DLPACK_MAJOR_VERSION.DLPACK_MINOR_VERSION; data the host
    address of the buffer's first byte (kDLCPU, device 0), or NULL for an a
-   with no element on memory the host does not address; shape and strides in
-   elements (owned by t); byte_offset a's offset in bytes; flags
+   with no element (as DLPack asks); shape and strides in elements (owned by
+   t); byte_offset a's offset in bytes, 0 for an a with no element; flags
    DLPACK_FLAG_BITMASK_READ_ONLY where the memory admits no write. Dtypes go
    to DLPack codes: float16/32/64 kDLFloat, bfloat16 kDLBfloat, intN and
    uintN kDLInt and kDLUInt of N bits (int4 and uint4 of 4 bits), complex64
@@ -351,7 +351,9 @@ NX_API int nx_array_to_dlpack(const nx_array *a, struct DLManagedTensorVersioned
    and the program orders the owner's access against nx's work.
    The dtype comes from t's code and bits (the reverse of
    nx_array_to_dlpack's table; kDLBool of 8 bits is bool), lanes must be 1;
-   strides NULL means C-contiguous; byte_offset counts bytes. t's device must
+   strides NULL means C-contiguous; byte_offset counts bytes from data, and
+   need not be a whole number of elements (data + byte_offset is the
+   address of the first element, which must be aligned). t's device must
    be kDLCPU, or host memory a GPU runtime made (kDLCUDAHost, kDLROCMHost,
    kDLCUDAManaged), which the host addresses.
    Fails with NX_EINVAL naming nx_array_from_dlpack if t or a is NULL, t's
@@ -359,8 +361,9 @@ NX_API int nx_array_to_dlpack(const nx_array *a, struct DLManagedTensorVersioned
    touched), the device is another, the code is one no nx dtype has or its
    bits or lanes do not match, ndim is negative or past NX_MAX_RANK, an
    extent is negative, a sub-byte tensor is flagged
-   DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, byte_offset is not a whole
-   number of elements, data is NULL for a tensor with an element, or
+   DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, data is NULL for a tensor
+   with an element, data + byte_offset or the elements it reaches lie
+   outside the address space, or
    as nx_layout_make and nx_array_v do (its first element off its dtype's
    alignment); with NX_ENOMEM. */
 NX_API int nx_array_from_dlpack(struct DLManagedTensorVersioned *t, nx_array **a);

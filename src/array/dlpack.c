@@ -209,14 +209,14 @@ int nx_array_from_dlpack(struct DLManagedTensorVersioned *t, nx_array **out) {
     return refuse(t, nx__fail(NX_EINVAL, "%s: %d dimensions, and nx arrays have 0 to %d", fn, (int)x->ndim,
                               NX_MAX_RANK));
   if (x->ndim > 0 && !x->shape) return refuse(t, nx__fail(NX_EINVAL, "%s: the shape is NULL", fn));
-  if (x->byte_offset > (uint64_t)(INT64_MAX / 8) || (x->byte_offset * 8) % (uint64_t)bits != 0)
-    return refuse(t, nx__fail(NX_EINVAL, "%s: a byte_offset of %llu is not a whole number of %s elements", fn,
-                              (unsigned long long)x->byte_offset, nx_dtype_name(dt)));
   for (int j = 0; j < x->ndim; j++)
     if (x->shape[j] < 0)
       return refuse(t, nx__fail(NX_EINVAL, "%s: extent %lld of axis %d is negative", fn, (long long)x->shape[j], j));
+  /* Positions from data + byte_offset, DLPack's pointer to the data: the
+     offset need not be whole elements (an aligned element past an
+     allocation's start), only that element's address aligned. */
   nx_layout l;
-  int s = nx_layout_make(x->ndim, x->shape, x->strides, (int64_t)(x->byte_offset * 8 / (uint64_t)bits), &l);
+  int s = nx_layout_make(x->ndim, x->shape, x->strides, 0, &l);
   if (s) return refuse(t, renamed(fn, s, NULL));
   /* The buffer: the bytes from the first the elements reach to the last. */
   void *base = NULL;
@@ -225,15 +225,22 @@ int nx_array_from_dlpack(struct DLManagedTensorVersioned *t, nx_array **out) {
   if (s == 0) {
     if (hi > INT64_MAX - 7) return refuse(t, nx__fail(NX_EINVAL, "%s: the tensor reaches past 2^63 bits", fn));
     if (!x->data) return refuse(t, nx__fail(NX_EINVAL, "%s: NULL data for a tensor with an element", fn));
+    uintptr_t at = (uintptr_t)x->data; /* integers, not pointers: no arithmetic outside an object */
+    if (x->byte_offset > UINTPTR_MAX - at)
+      return refuse(t, nx__fail(NX_EINVAL, "%s: a byte_offset of %llu from address %p passes the address space", fn,
+                                (unsigned long long)x->byte_offset, x->data));
+    at += (uintptr_t)x->byte_offset;
     int64_t first = floor_div8(lo), end = floor_div8(hi + 7);
+    if ((first < 0 && (uintptr_t)-first > at) || (end > 0 && (uintptr_t)end > UINTPTR_MAX - at))
+      return refuse(t, nx__fail(NX_EINVAL, "%s: the elements of a %s tensor at address %p lie %s the address space", fn,
+                                nx_dtype_name(dt), (void *)at, first < 0 && (uintptr_t)-first > at ? "below" : "past"));
     /* The first element's address on its dtype's alignment, as nx_array_v
        checks it: its width, one component's for complex, a byte below 8. */
     int64_t al = nx_dtype_kind_of(dt) == NX_KIND_COMPLEX ? bits / 16 : bits >= 8 ? bits / 8 : 1;
-    uintptr_t at = (uintptr_t)x->data + (uintptr_t)(l.offset * bits / 8);
     if (at % (uintptr_t)al)
       return refuse(t, nx__fail(NX_EINVAL, "%s: the first element of a %s tensor, at address %p, is not aligned to "
                                 "%lld bytes", fn, nx_dtype_name(dt), (void *)at, (long long)al));
-    base = (char *)x->data + first;
+    base = (void *)(at + (uintptr_t)first);
     bytes = end - first;
     l.offset -= first * 8 / bits;
   } else {

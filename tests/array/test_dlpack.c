@@ -609,7 +609,10 @@ static void test_import_refusals(void) {
   REFUSE(h.shape[0] = -3, "extent -3 of axis 0 is negative");
   REFUSE(h.t.dl_tensor.strides = h.strides; h.strides[0] = INT64_MAX / 2, "nx_layout_make");
   REFUSE(h.t.dl_tensor.data = NULL, "NULL data");
-  REFUSE(h.t.dl_tensor.byte_offset = 2, "not a whole number");
+  REFUSE(h.t.dl_tensor.byte_offset = 2, "not aligned"); /* data + 2: the element's address is what is checked */
+  REFUSE(h.t.dl_tensor.byte_offset = UINT64_MAX, "passes the address space");
+  REFUSE(h.t.dl_tensor.data = (void *)64; h.t.dl_tensor.strides = h.strides; h.strides[0] = -((int64_t)1 << 40),
+         "below the address space");
   REFUSE(h.t.dl_tensor.data = data + 2, "not aligned");
   REFUSE(h.t.dl_tensor.dtype = ((DLDataType){kDLComplex, 128, 1}); h.t.dl_tensor.data = data + 4, "not aligned");
 #undef REFUSE
@@ -624,6 +627,24 @@ static void test_import_refusals(void) {
   a = NULL;
   CHECK(nx_array_from_dlpack(&h.t, &a) == 0, "complex128 at 8 bytes: %s", nx_error_message());
   nx_array_free(a);
+  /* A byte_offset that is no whole number of elements, to an aligned
+     element: DLPack's pointer to the data is data + byte_offset (before:
+     refused as "not a whole number"), read as numpy reads it. */
+  double dv[4] = {1.0, 2.0, 3.0, 4.0};
+  for (int k = 0; k < 2; k++) {
+    if (k == 0) hand_init(&h, dv, (DLDataType){kDLComplex, 128, 1}, 1, (int64_t[]){1}, NULL);
+    else hand_init(&h, (char *)dv + 4, (DLDataType){kDLFloat, 64, 1}, 1, (int64_t[]){2}, NULL);
+    h.t.dl_tensor.byte_offset = k == 0 ? 8 : 4; /* the complex's component; a double past 4 bytes */
+    a = NULL;
+    nx_value v = {0};
+    int64_t i0 = 0;
+    int st = nx_array_from_dlpack(&h.t, &a);
+    CHECK(st == 0 && nx_array_get(a, &i0, &v) == 0 &&
+              (k == 0 ? v.c.re == 2.0 && v.c.im == 3.0 : v.f == 2.0),
+          "byte_offset %llu into %s: %s", (unsigned long long)h.t.dl_tensor.byte_offset, k ? "float64" : "complex128",
+          st ? nx_error_message() : "another value");
+    nx_array_free(a);
+  }
   /* NULL arguments. */
   CHECK(nx_array_from_dlpack(NULL, &a) == NX_EINVAL && says("nx_array_from_dlpack"), "NULL tensor");
   hand_init(&h, data, f32, 1, (int64_t[]){4}, NULL);
