@@ -95,8 +95,8 @@ NX_API int nx_scheme_num_results(const nx_scheme *sc);
    of the boundary's variables (`glb ⊑ v`, `v ≥ n` for an at-least), the
    function's intermediate variables eliminated along monotone chains (an
    intermediate with no lower bound and two or more upper bounds stays, by
-   a name of its own, as the hidden variable it is per application). Each
-   line ends with '\n' but the first when it is the last. Variables are
+   a name of its own, as the hidden variable it is per application). Lines
+   are separated by '\n', with none after the last. Variables are
    named by first appearance: generalized ones 'a, 'b, ..., 'z, 'a1, ...;
    fixed ones (shared with tensors made before the trace) '_a, '_b, ....
    Returns the full length (as snprintf does: the text is cut to fit cap,
@@ -197,7 +197,13 @@ NX_API int nx_scheme_function_new(nx_shape_session *s, const nx_scheme_function 
    an argument-dependent error fails prefixed "applying the shape scheme
    <label> to <application>: " before the body runs (application NULL: the
    arguments' labels); an unschemed pattern runs the body. results needs
-   room for NX_SCHEME_MAX_RESULTS. */
+   room for NX_SCHEME_MAX_RESULTS. Patterns traced at a first application
+   are refused each on its own: another pattern's trace error fails that
+   pattern's own application (it stays pending), not this one; a stale
+   pattern whose re-trace fails is pending again. In CHECK mode an
+   application to a tainted session leaves the taint its first error.
+   A handle is used with its session only, while that session lives: free
+   the handle before the session (nx_shape_session_free does not). */
 NX_API int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tensor *const *args,
                            nx_tensor *const *opts, nx_tensor **results, int *nres);
 
@@ -208,7 +214,9 @@ NX_API int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tens
 NX_API int nx_scheme_status(const nx_scheme_handle *h, char *buf, size_t cap);
 
 /* The scheme of a pattern (a bit mask: bit i set when option i is
-   present), or NULL if it is pending or unschemed. */
+   present), or NULL if it is pending or unschemed. The handle owns it: it
+   lasts until the pattern is traced again (an application after a closing
+   that made it stale) or the handle is freed. */
 NX_API const nx_scheme *nx_scheme_handle_scheme(const nx_scheme_handle *h, unsigned pattern);
 
 /* nx_scheme_handle_free(h) frees a closure's handle and its schemes. */

@@ -208,7 +208,10 @@ static int trace_pattern(nx_scheme_handle *h, unsigned p) {
     event(NX_SCHEME_TRACED, sl->label, NULL);
     return 0;
   }
-  if (!carry) return rc;
+  if (!carry) {
+    sl->state = PENDING; /* its scheme is gone: the next application traces again, and fails again */
+    return rc;
+  }
   sl->state = UNSCHEMED;
   sl->reason = carry;
   say_unschemed(h->name, sl->label, carry);
@@ -318,7 +321,10 @@ static int check(nx_scheme_handle *h, const nx_scheme *sc, const char *app, nx_t
   nx__scheme_count(2, 0, nx__scheme_now_ns() - t0);
   event(NX_SCHEME_CHECKED, sc->label, NULL);
   if (!rc) return 0;
-  if (rc != NX_ENOMEM) { /* an application that would fail: the session is tainted as the body would taint it */
+  /* An application that would fail: the session is tainted as the body
+     would taint it, unless it already was (the taint keeps its first
+     error, as every operation on a tainted session leaves it). */
+  if (rc != NX_ENOMEM && !h->s->tainted) {
     h->s->tainted = true;
     h->s->shape_errors++;
     snprintf(h->s->taint, sizeof h->s->taint, "%.500s", msg);
@@ -347,12 +353,18 @@ int nx_scheme_apply(nx_scheme_handle *h, const char *application, nx_tensor *con
   opts = ov;
   if (mode == NX_OP_SHAPE_SCHEMES_OFF) return run_body(h, args, opts, results, nres);
   slot *sl = &h->slots[pattern];
-  if (sl->state == PENDING) { /* no unit stage: the first application traces every pattern */
+  if (sl->state == PENDING) {
+    /* No unit stage: the first application traces every pattern, each on
+       its own: this one's error fails it, another's is left for that
+       pattern's own application (the pattern stays pending). */
+    int rc = 0;
+    char msg[1200] = "";
     for (int p = 0; p < h->npatterns; p++)
       if (h->slots[p].state == PENDING) {
-        int rc = trace_pattern(h, (unsigned)p);
-        if (rc) return rc;
+        int r = trace_pattern(h, (unsigned)p);
+        if ((unsigned)p == pattern && r) rc = r, snprintf(msg, sizeof msg, "%s", nx_error_message());
       }
+    if (rc) return nx__fail(rc, "%s", msg);
   } else if (sl->state == SCHEMED && nx__scheme_stale(sl->sc, h->s)) {
     int rc = trace_pattern(h, pattern);
     if (rc) return rc;

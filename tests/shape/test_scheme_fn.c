@@ -247,6 +247,120 @@ static void test_stale(void) {
   }
 }
 
+/* bind_free, failing with an argument-independent shape error once
+   fail_now is set */
+static int fail_now;
+static int bind_or_fail(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
+                        int *nr) {
+  if (fail_now) {
+    nx_tensor *c2, *c3;
+    int rc = nx_tensor_term(s, "c2", "", "", "2", &c2);
+    if (!rc) rc = nx_tensor_term(s, "c3", "", "", "3", &c3);
+    if (!rc) rc = nx_tensor_set_equal(s, c2, c3);
+    if (rc) return rc;
+  }
+  return bind_free(ctx, s, a, o, r, nr);
+}
+
+/* A stale pattern whose re-trace fails: the application fails with the
+   trace's error, and the pattern is pending again, failing the same way at
+   the next application (before: left "schemed" with no scheme, and the
+   next application crashed). */
+static void test_stale_failing(void) {
+  nx_shape_session_new(&S);
+  free_dim = nx_dim_var(S, "free");
+  fail_now = 0;
+  nx_scheme_function f = {"binder", 1, X, 0, NULL, true, bind_or_fail, NULL};
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "closure: %s", nx_error_message());
+  CHECK(nx_shape_finish(S) == 0, "finish");
+  nx_tensor *x = term("x", "", "", "3"), *r[NX_SCHEME_MAX_RESULTS];
+  int nr = 0;
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_ON);
+  fail_now = 1;
+  for (int k = 0; k < 2 && h; k++) {
+    int rc = nx_scheme_apply(h, NULL, &x, NULL, r, &nr);
+    CHECK(rc == NX_EINVAL && has(nx_error_message(), "tracing the shape scheme binder: "), "application %d: %d %s", k,
+          rc, nx_error_message());
+    CHECK(!strcmp(status(h), "pending") && !nx_scheme_handle_scheme(h, 0), "after application %d: %s", k, status(h));
+  }
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+  fail_now = 0;
+}
+
+/* With p present, an argument-independent error; without, none. */
+static int fails_with(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
+                      int *nr) {
+  const int *with_p = ctx;
+  *nr = 1;
+  if ((o[0] != NULL) == *with_p) {
+    nx_tensor *c2, *c3;
+    int rc = nx_tensor_term(s, "c2", "", "", "2", &c2);
+    if (!rc) rc = nx_tensor_term(s, "c3", "", "", "3", &c3);
+    if (!rc) rc = nx_tensor_set_equal(s, c2, c3);
+    if (rc) return rc;
+  }
+  return nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
+/* Patterns traced at a first application are refused each on its own: an
+   error of another pattern's trace does not fail this one (before: the
+   first error of any pattern failed it, and a pattern after the failing
+   one was never traced); it fails that pattern's own application. */
+static void test_patterns_apart(void) {
+  for (int bad_p = 0; bad_p < 2; bad_p++) {
+    nx_shape_session_new(&S);
+    int with_p = bad_p;
+    nx_scheme_function f = {"f", 1, X, 1, PQ, false, fails_with, &with_p};
+    nx_scheme_handle *h = NULL;
+    CHECK(nx_scheme_function_new(S, &f, &h) == 0, "f: %s", nx_error_message());
+    nx_tensor *x = term("x", "", "", "4"), *p = term("p", "", "", "4"), *r[NX_SCHEME_MAX_RESULTS];
+    nx_tensor *good[1] = {bad_p ? NULL : p}, *bad[1] = {bad_p ? p : NULL};
+    int nr = 0;
+    nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_ON);
+    for (int k = 0; k < 2; k++)
+      CHECK(nx_scheme_apply(h, NULL, &x, good, r, &nr) == 0, "error in %s, applying %s (%d): %s",
+            bad_p ? "[p]" : "[no p]", bad_p ? "[no p]" : "[p]", k, nx_error_message());
+    const char *want = bad_p ? "tracing the shape scheme f [p]: " : "tracing the shape scheme f [no p]: ";
+    CHECK(nx_scheme_apply(h, NULL, &x, bad, r, &nr) == NX_EINVAL && has(nx_error_message(), want),
+          "the failing pattern's own application: %s", nx_error_message());
+    nx_scheme_session_op_shape_schemes(S, -1);
+    nx_scheme_handle_free(h);
+    nx_shape_session_free(S);
+  }
+}
+
+/* In CHECK mode, an application to a tainted session leaves the taint as
+   it was: its first error (before: each application wrapped the taint in
+   its own refusal, and the first error was cut off). */
+static int relu_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r, int *nr) {
+  (void)ctx, (void)o;
+  *nr = 1;
+  return nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
+static void test_check_tainted(void) {
+  nx_shape_session_new(&S);
+  nx_scheme_function f = {"f", 1, X, 0, NULL, true, relu_body, NULL};
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "f: %s", nx_error_message());
+  nx_tensor *a = term("a", "", "", "4"), *b = term("b", "", "", "5"), *c, *r[NX_SCHEME_MAX_RESULTS];
+  CHECK(nx_tensor_binary(S, "+", a, b, &c) == NX_EINVAL, "a mismatch taints");
+  char first[1100];
+  snprintf(first, sizeof first, "%s", nx_error_message());
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_CHECK);
+  int nr = 0;
+  for (int k = 0; k < 8; k++) (void)nx_scheme_apply(h, NULL, &a, NULL, r, &nr);
+  CHECK(nx_tensor_unary(S, "relu", a, &c) == NX_EINVAL && !has(nx_error_message(), "applying the shape scheme") &&
+            has(nx_error_message(), "tainted"),
+        "after eight applications: %s (the first: %s)", nx_error_message(), first);
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+}
+
 /* ---- a reference made before both, bound by an inner function's body ---- */
 
 static int bind_ref_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
@@ -552,6 +666,9 @@ int main(void) {
   test_unschemed();
   test_modes();
   test_stale();
+  test_stale_failing();
+  test_patterns_apart();
+  test_check_tainted();
   test_nested_ref();
   test_trace_error();
   test_check_definition();
