@@ -61,7 +61,8 @@ typedef int (*nx_scheme_fn)(void *ctx, nx_shape_session *s, nx_tensor *const *ar
    Fails with NX_EINVAL, the session unchanged and *out untouched, when an
    argument is NULL, label is empty, n < 0 or n > NX_SCHEME_MAX_ARITY; and with the message prefixed
    "tracing the shape scheme <label>: " on a shape error in f (f's own
-   failing status, or one only the end-of-trace solve finds, such as a
+   failing status, a positive one returned as NX_EINVAL as every callback's
+   here is, or one only the end-of-trace solve finds, such as a
    constraint f added with nx_shape_add_* and did not solve), when f forces
    dims (nx_shape_finish or a solve past stage 1 inside f: inference cannot
    close during a trace) or projections (nx_shape_projections or

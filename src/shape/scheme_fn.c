@@ -295,8 +295,14 @@ int nx_scheme_status(const nx_scheme_handle *h, char *buf, size_t cap) {
 static int run_body(nx_scheme_handle *h, nx_tensor *const *args, nx_tensor *const *opts, nx_tensor **res, int *nres) {
   int64_t t0 = nx__scheme_now_ns();
   int64_t c0 = nx_shape_constraint_count(h->s);
+  nx__fail(0, "%s", ""); /* so that a failure of the body's own, without a message, is not told by an older one */
   int rc = h->body(h->ctx, h->s, args, opts, res, nres);
   nx__scheme_count(3, nx_shape_constraint_count(h->s) - c0, nx__scheme_now_ns() - t0);
+  if (rc > 0) { /* statuses are 0 or negative: a positive one is a failure, told as one */
+    char what[1100];
+    nx__scheme_failure_text(rc, "the body", what, sizeof what);
+    return nx__fail(NX_EINVAL, "%s: %s", h->name, what);
+  }
   return rc;
 }
 
@@ -409,6 +415,7 @@ int nx_scheme_check_definition(nx_shape_session *s, const char *name, int (*bloc
   char msg[1200];
   msg[0] = 0;
   if (rc) nx__scheme_failure_text(rc, "the block", msg, sizeof msg);
+  if (rc > 0) rc = NX_EINVAL; /* statuses are 0 or negative */
   s->rec = rec;
   s->ref_rec = refs;
   window = outer;

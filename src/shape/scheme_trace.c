@@ -178,6 +178,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
     nx__fail(0, "%s", ""); /* so that a failure of f's own, without a message, is not told by an older one */
     rc = f(ctx, s, argv, n, res, &nres);
     if (rc) nx__scheme_failure_text(rc, "the function", what, sizeof what);
+    if (rc > 0) rc = NX_EINVAL; /* statuses are 0 or negative: a positive one is a failure, told as one */
     /* not a shape error: none tainted the session, nor was one rewound
        (an inner trace's or check's) */
     if (rc && !s->tainted && s->shape_errors == errors0 && rc != NX_ENOMEM) *carry = nx__scheme_reason_tracers;

@@ -361,6 +361,48 @@ static void test_check_tainted(void) {
   nx_shape_session_free(S);
 }
 
+/* A callback's positive status is a failure told as NX_EINVAL (statuses
+   are 0 or negative), not passed on as a positive return. */
+static int positive_fn(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)s, (void)a, (void)n, (void)r, (void)nr;
+  return 5;
+}
+static int positive_block(void *ctx, nx_shape_session *s) {
+  (void)ctx, (void)s;
+  return 3;
+}
+static int positive_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
+                         int *nr) {
+  (void)ctx, (void)s, (void)a, (void)o, (void)r, (void)nr;
+  return 7;
+}
+
+static void test_positive_status(void) {
+  nx_shape_session_new(&S);
+  nx_scheme *sc = NULL;
+  int rc = nx_scheme_trace(S, "pos", 1, positive_fn, NULL, &sc);
+  CHECK(rc == NX_EINVAL && !sc && has(nx_error_message(), "tracing the shape scheme pos: ") &&
+            has(nx_error_message(), "status 5"),
+        "trace of a function returning 5: %d %s", rc, nx_error_message());
+  char *labels[4];
+  int n = -1;
+  rc = nx_scheme_check_definition(S, "def", positive_block, NULL, labels, 4, &n);
+  CHECK(rc == NX_EINVAL && has(nx_error_message(), "checking the definition def: "), "a block returning 3: %d %s", rc,
+        nx_error_message());
+  nx_scheme_function f = {"g", 1, X, 0, NULL, false, positive_body, NULL};
+  nx_scheme_handle *h = NULL;
+  CHECK(nx_scheme_function_new(S, &f, &h) == 0, "g: %s", nx_error_message());
+  nx_tensor *x = term("x", "", "", "4"), *r[NX_SCHEME_MAX_RESULTS];
+  int nr = 0;
+  nx_scheme_session_op_shape_schemes(S, NX_OP_SHAPE_SCHEMES_OFF);
+  rc = nx_scheme_apply(h, NULL, &x, NULL, r, &nr);
+  CHECK(rc == NX_EINVAL && has(nx_error_message(), "status 7"), "a body returning 7, run: %d %s", rc,
+        nx_error_message());
+  nx_scheme_session_op_shape_schemes(S, -1);
+  nx_scheme_handle_free(h);
+  nx_shape_session_free(S);
+}
+
 /* ---- a reference made before both, bound by an inner function's body ---- */
 
 static int bind_ref_body(void *ctx, nx_shape_session *s, nx_tensor *const *a, nx_tensor *const *o, nx_tensor **r,
@@ -669,6 +711,7 @@ int main(void) {
   test_stale_failing();
   test_patterns_apart();
   test_check_tainted();
+  test_positive_status();
   test_nested_ref();
   test_trace_error();
   test_check_definition();
