@@ -128,7 +128,8 @@ NX_API int nx_scheme_reduced(const nx_scheme *sc, const char **why);
    and that closing left open because no shape holds it.
    results may be NULL when nres is 0.
    Fails with NX_EINVAL on a NULL argument or wrong counts (the session
-   unchanged); on a tainted session; with the message prefixed "applying the
+   unchanged); when sc was traced in another session (one made later at a
+   freed session's address included); on a tainted session; with the message prefixed "applying the
    shape scheme <label> to <application>: " on a shape error (the session
    is then tainted, as a failed construction taints it) and when the scheme
    depends on open state after a closing (trace again). NX_ENOMEM if memory

@@ -141,6 +141,8 @@ int nx_shape_session_new(nx_shape_session **out) {
   if (!out) return nx__fail(NX_EINVAL, "nx_shape_session_new: the result is NULL");
   nx_shape_session *s = nx__calloc(1, sizeof *s);
   if (!s) return nx__fail(NX_ENOMEM, "nx_shape_session_new: out of memory");
+  static _Atomic uint64_t sessions_made;
+  s->serial = ++sessions_made;
   s->nvars = 1;
   s->w_nlk = s->w_nlbs = -1; /* no snapshot: nothing is logged */
   nx__shape_hold_init(&s->marks, 0);

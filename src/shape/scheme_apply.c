@@ -339,7 +339,7 @@ int nx_scheme_instantiate(nx_shape_session *s, const nx_scheme *sc, const char *
                     sc->label, sc->arity, sc->nres, nargs, nres);
   for (int i = 0; i < nargs; i++)
     if (!args[i]) return nx__fail(NX_EINVAL, "nx_scheme_instantiate: argument %d is NULL", i + 1);
-  if (sc->session != s)
+  if (sc->session != s || sc->session_serial != s->serial)
     return nx__fail(NX_EINVAL, "nx_scheme_instantiate: the scheme %s was traced in another session", sc->label);
   /* the prefix whole, however long the label and the application's name */
   char *app = nx__scheme_application(application, args, nargs);

@@ -102,6 +102,7 @@ struct nx_scheme {
   int arity, nres;
   char *text; /* to_string's */
   const nx_shape_session *session;
+  uint64_t session_serial; /* the session's serial: one made later at its address is another */
   bool open_fixed;  /* the scheme reads a fixed variable open at the trace */
   int64_t closings; /* the session's closings (solves past stage 1) at the trace */
   nx__sdim *dims;

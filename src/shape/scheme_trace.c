@@ -148,6 +148,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   memcpy(sc->label, label, strlen(label) + 1);
   sc->arity = n;
   sc->session = s;
+  sc->session_serial = s->serial;
   sc->closings = s->closings;
   int W = s->nvars, T0 = s->tensors.n;
   nx__trace_at at = {.W = W, .T0 = T0, .U0 = s->nundo, .M0 = s->marks.n, .D0 = s->deferred.n,

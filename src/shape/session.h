@@ -165,6 +165,7 @@ struct nx_shape_session {
   int64_t shape_errors; /* shape errors met, rewound ones included: never rewound, so that a trace
                            tells an inner trace's or application's shape error from other failures */
   int op_mode;      /* the session's op_shape_schemes override plus 1; 0: none (scheme_fn.c) */
+  uint64_t serial;  /* the process's count of sessions made: tells a session from a later one at its address */
 };
 
 /* Variable v of session s (v < s->nvars), its page and its record. */

@@ -450,6 +450,24 @@ static void test_apply_errors(void) {
   nx_scheme_free(sc);
   nx_shape_session_free(S);
 
+  /* a session made later at the freed session's address (the allocator
+     gives the block back, as it usually does for one of the same size) is
+     another session: refused (before: taken by its address) */
+  nx_shape_session_new(&S);
+  sc = trace("add", 2, add2, NULL);
+  const void *was = S;
+  nx_shape_session_free(S);
+  nx_shape_session_new(&S);
+  nx_tensor *again[2] = {term("x", "", "", "3"), term("y", "", "", "3")};
+  if ((const void *)S == was)
+    CHECK(nx_scheme_instantiate(S, sc, NULL, again, 2, &r, 1) == NX_EINVAL &&
+              strstr(nx_error_message(), "traced in another session"),
+          "a session at the freed one's address: %s", nx_error_message());
+  else
+    CHECK(nx_scheme_instantiate(S, sc, NULL, again, 2, &r, 1) == NX_EINVAL, "another session: %s", nx_error_message());
+  nx_scheme_free(sc);
+  nx_shape_session_free(S);
+
   /* a failure at closing names the application too */
   nx_shape_session_new(&S);
   sc = trace("hid", 1, hidden_param, NULL);
