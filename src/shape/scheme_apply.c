@@ -200,7 +200,12 @@ static int replay(inst *x, const nx__scons *k) {
    closing since left open: no shape holds it, so its state is gone. A
    closing is any solve past stage 1 since the trace, however many
    constructions followed it (each solves at stage 1 again). */
+bool nx__scheme_rewound(const nx_scheme *sc, const nx_shape_session *s) {
+  return nx__shape_rewound_below(s, sc->restores, sc->W, sc->T0);
+}
+
 bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s) {
+  if (nx__scheme_rewound(sc, s)) return true;
   if (!sc->open_fixed || s->closings == sc->closings) return false;
   for (int i = 0; i < sc->nfixed_open; i++) {
     int v = sc->fixed_open[i];
@@ -357,6 +362,9 @@ static int instantiate_as(nx_shape_session *s, const nx_scheme *sc, const char *
                           nx_tensor **results, int nres) {
   if (s->tainted)
     return nx__fail(NX_EINVAL, "%sthe session is tainted by an earlier shape error: %s", prefix, s->taint);
+  if (nx__scheme_rewound(sc, s))
+    return nx__fail(NX_EINVAL, "%sthe scheme was traced in a state a rewind since discarded (a snapshot restored, or "
+                    "an enclosing trace or check ended): trace again", prefix);
   if (nx__scheme_stale(sc, s))
     return nx__fail(NX_EINVAL, "%sthe scheme depends on open state that a closing since discarded: trace again", prefix);
   int64_t t0 = nx__scheme_now_ns();

@@ -103,6 +103,8 @@ struct nx_scheme {
   char *text; /* to_string's */
   const nx_shape_session *session;
   uint64_t session_serial; /* the session's serial: one made later at its address is another */
+  int64_t restores; /* the session's restores when the trace ended, its own included */
+  int W, T0;        /* the variables and tensors made before the trace: what it may read */
   bool open_fixed;  /* the scheme reads a fixed variable open at the trace */
   int64_t closings; /* the session's closings (solves past stage 1) at the trace */
   nx__sdim *dims;
@@ -201,6 +203,10 @@ extern const char *const nx__scheme_reason_force, *const nx__scheme_reason_set, 
 /* Whether an application would be refused for open state a closing since
    discarded (scheme_apply.c): the scheme is stale, trace again. */
 bool nx__scheme_stale(const nx_scheme *sc, nx_shape_session *s);
+/* Whether a restore since sc's trace went back below what the trace found
+   (a snapshot taken before it restored, an enclosing trace ended): what
+   sc reads of the session may be gone, its ids reused. Stale too. */
+bool nx__scheme_rewound(const nx_scheme *sc, const nx_shape_session *s);
 /* An application's name, whole (malloc'd, NULL when memory runs out):
    application, or the arguments' labels joined by ", " when it is NULL. */
 char *nx__scheme_application(const char *application, nx_tensor *const *args, int n);

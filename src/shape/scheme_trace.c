@@ -250,6 +250,7 @@ int nx__scheme_trace_as(nx_shape_session *s, const char *label, int n, nx_scheme
   if (rc) return trace_fail(sc, s, w, rc, label, what);
   nx__rewind_restore(s, w);
   nx__rewind_free(w);
+  sc->restores = s->nrestores, sc->W = W, sc->T0 = T0;
   keep_raised(sc, s);
   nx__scheme_count(0, ncons, nx__scheme_now_ns() - t0);
   *out = sc;

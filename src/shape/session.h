@@ -166,6 +166,17 @@ struct nx_shape_session {
                            tells an inner trace's or application's shape error from other failures */
   int op_mode;      /* the session's op_shape_schemes override plus 1; 0: none (scheme_fn.c) */
   uint64_t serial;  /* the process's count of sessions made: tells a session from a later one at its address */
+  /* The restores of snapshots, as marks: the restore's number and the
+     variable and tensor counts it went back to. A mark drops the older ones
+     no lower than it in both counts; when full, the two oldest become one
+     (the later number, the lesser counts), so a query may find a restore
+     lower than it was, never higher (snapshot.c). Kept by every restore. */
+  int64_t nrestores;
+  struct nx__rmark {
+    int64_t serial;
+    int nvars, ntensors;
+  } rmarks[32];
+  int nrmarks;
 };
 
 /* Variable v of session s (v < s->nvars), its page and its record. */

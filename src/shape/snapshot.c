@@ -244,6 +244,10 @@ int nx_shape_snapshot_restore(nx_shape_session *s, const nx_shape_snapshot *snap
   s->snaps = cur.snaps, s->capsnaps = cur.capsnaps, s->nsnaps = at + 1;
   s->undo = cur.undo, s->nundo = cur.nundo, s->capundo = cur.capundo;
   s->undo_lost = false, s->epoch = cur.epoch;
+  s->serial = cur.serial;
+  s->nrestores = cur.nrestores, s->nrmarks = cur.nrmarks;
+  memcpy(s->rmarks, cur.rmarks, sizeof s->rmarks);
+  nx__shape_mark_restore(s);
   if (s->pending.n) memcpy(s->pending.p, snap->pending, (size_t)s->pending.n * sizeof *s->pending.p);
   if (s->queue.n) memcpy(s->queue.p, snap->queue, (size_t)s->queue.n * sizeof *s->queue.p);
   set_watermarks(s);
@@ -326,4 +330,30 @@ int nx_shape_ids_leave(nx_shape_session *s, nx_shape_id_range *rest) {
     *rest = (nx_shape_id_range){s->ids.var_next, s->ids.var_end, s->ids.tensor_next, s->ids.tensor_end};
   s->ids.on = false;
   return 0;
+}
+
+void nx__shape_mark_restore(nx_shape_session *s) {
+  struct nx__rmark m = {++s->nrestores, s->nvars, (int)s->tensors.n};
+  /* an older mark no lower than this one in both counts says nothing a
+     query from before it would not get from this one */
+  while (s->nrmarks > 0 && s->rmarks[s->nrmarks - 1].nvars >= m.nvars &&
+         s->rmarks[s->nrmarks - 1].ntensors >= m.ntensors)
+    s->nrmarks--;
+  if (s->nrmarks == (int)(sizeof s->rmarks / sizeof s->rmarks[0])) {
+    /* full: the two oldest as one, at the later number with the lesser
+       counts (a query may find a restore lower than it was: never one
+       higher) */
+    struct nx__rmark *a = &s->rmarks[0], *b = &s->rmarks[1];
+    b->nvars = a->nvars < b->nvars ? a->nvars : b->nvars;
+    b->ntensors = a->ntensors < b->ntensors ? a->ntensors : b->ntensors;
+    memmove(s->rmarks, s->rmarks + 1, (size_t)(s->nrmarks - 1) * sizeof *s->rmarks);
+    s->nrmarks--;
+  }
+  s->rmarks[s->nrmarks++] = m;
+}
+
+bool nx__shape_rewound_below(const nx_shape_session *s, int64_t since, int nvars, int ntensors) {
+  for (int i = 0; i < s->nrmarks; i++)
+    if (s->rmarks[i].serial > since && (s->rmarks[i].nvars < nvars || s->rmarks[i].ntensors < ntensors)) return true;
+  return false;
 }

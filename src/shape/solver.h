@@ -38,6 +38,12 @@ static inline int nx__shape_push(nx_shape_session *s, nx__cvec *where, const nx_
 }
 /* Drains the pending list and the queue at stage, retrying deferred
    constraints while bindings happen: 0, or the first failing step's status. */
+/* A restore of a snapshot, marked (snapshot.c); whether a restore after
+   the one numbered since went back below nvars variables or ntensors
+   tensors: what a scheme traced then read may be gone, its ids reused. */
+void nx__shape_mark_restore(nx_shape_session *s);
+bool nx__shape_rewound_below(const nx_shape_session *s, int64_t since, int nvars, int ntensors);
+
 int nx__shape_run(nx_shape_session *s, int stage);
 /* One constraint at stage, dispatched by kind (see the step results above). */
 int nx__shape_step(nx_shape_session *s, const nx__cons *c, int stage);

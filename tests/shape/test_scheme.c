@@ -952,7 +952,61 @@ static void test_refs(void) {
   nx_shape_session_free(S);
 }
 
+/* A scheme traced in a state a rewind since discarded reads variables
+   whose ids later ones reuse: refused, trace again (before: applied to
+   whatever took those ids, an unrelated tensor's shape). Traced after a
+   snapshot that is restored, and traced inside another trace. A scheme
+   traced before the snapshot is still applied. */
+static nx_tensor *shared_t;
+static int plus_shared(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  *nr = 1;
+  return nx_tensor_binary(s, "+", a[0], shared_t, &r[0]);
+}
+static nx_scheme *inner_sc;
+static int traces_inner(void *ctx, nx_shape_session *s, nx_tensor *const *a, int n, nx_tensor **r, int *nr) {
+  (void)ctx, (void)n;
+  shared_t = a[0];
+  int rc = nx_scheme_trace(s, "inner", 1, plus_shared, NULL, &inner_sc);
+  *nr = 1;
+  return rc ? rc : nx_tensor_unary(s, "relu", a[0], &r[0]);
+}
+
+static void test_rewound(void) {
+  for (int how = 0; how < 2; how++) {
+    nx_shape_session_new(&S);
+    nx_scheme *before = NULL, *sc = NULL, *outer = NULL;
+    nx_tensor *q = param("q", NULL, NULL);
+    shared_t = q;
+    before = trace("before", 1, plus_shared, NULL);
+    if (how == 0) {
+      nx_shape_snapshot *snap = NULL;
+      CHECK(nx_shape_snapshot_take(S, &snap) == 0, "snapshot");
+      shared_t = param("p", NULL, NULL);
+      sc = trace("f", 1, plus_shared, NULL);
+      CHECK(nx_shape_snapshot_restore(S, snap) == 0, "restore: %s", nx_error_message());
+      nx_shape_snapshot_free(snap);
+    } else {
+      outer = trace("outer", 1, traces_inner, NULL);
+      sc = inner_sc;
+    }
+    nx_tensor *y = term("y", NULL, NULL, NULL), *x = term("x", "", "", "4"), *r = NULL;
+    int rc = nx_scheme_instantiate(S, sc, NULL, &x, 1, &r, 1);
+    CHECK(rc == NX_EINVAL && strstr(nx_error_message(), "a rewind since discarded") &&
+              strstr(nx_error_message(), "trace again"),
+          "%s: %d %s", how ? "traced inside a trace" : "traced after a restored snapshot", rc, nx_error_message());
+    CHECK(nx_scheme_instantiate(S, before, NULL, &x, 1, &r, 1) == 0, "traced before the snapshot: %s",
+          nx_error_message());
+    CHECK(nx_shape_finish(S) == 0 && !strchr(shape_str(S, y, NX_SHAPE_STYLE_SIZE), '4'),
+          "y, made after, is untouched: %s", shape_str(S, y, NX_SHAPE_STYLE_SIZE));
+    nx_scheme_free(sc), nx_scheme_free(before), nx_scheme_free(outer);
+    inner_sc = NULL;
+    nx_shape_session_free(S);
+  }
+}
+
 int main(void) {
+  test_rewound();
   test_refs();
   test_long_label();
   test_long_application();
