@@ -97,35 +97,13 @@ static int map_file(nx_io_file *f, const char *fn) {
 static atomic_long name_compares;
 long nx__io_name_compares(void) { return atomic_load(&name_compares); }
 void nx__io_count_compare(void) { atomic_fetch_add_explicit(&name_compares, 1, memory_order_relaxed); }
-#define COUNT_COMPARE() nx__io_count_compare()
-#else
-#define COUNT_COMPARE() ((void)0)
 #endif
 
-/* By name, then by index: equal names end up side by side in their order. */
+/* By name (the names of an opened file are distinct). */
 static int by_name(const void *a, const void *b) {
   const nx__io_named *x = a, *y = b;
-  COUNT_COMPARE();
-  int c = strcmp(x->name, y->name);
-  return c ? c : (x->i > y->i) - (x->i < y->i);
-}
-
-int nx__io_first_repeat(const void *items, size_t stride, size_t field, int n, int *first) {
-  *first = -1;
-  if (n < 2) return 0;
-  nx__io_named *v = nx__malloc((size_t)n * sizeof *v);
-  if (!v) return NX_ENOMEM;
-  for (int i = 0; i < n; i++)
-    v[i] = (nx__io_named){*(const char *const *)((const char *)items + (size_t)i * stride + field), i};
-  qsort(v, (size_t)n, sizeof *v, by_name);
-  /* the right one of each equal neighbour pair repeats an earlier name; the
-     least such index is the first repeat in the file's order */
-  for (int k = 1; k < n; k++) {
-    COUNT_COMPARE();
-    if (!strcmp(v[k - 1].name, v[k].name) && (*first < 0 || v[k].i < *first)) *first = v[k].i;
-  }
-  nx__free(v);
-  return 0;
+  NX__IO_COUNT_COMPARE();
+  return strcmp(x->name, y->name);
 }
 
 /* The index nx_io_file_find searches, so that a caller finding each of n
@@ -288,12 +266,12 @@ int nx_io_file_find(const nx_io_file *f, const char *name, int *i) {
   int lo = 0, hi = f->count;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    COUNT_COMPARE();
+    NX__IO_COUNT_COMPARE();
     if (strcmp(f->index[mid].name, name) < 0) lo = mid + 1;
     else hi = mid;
   }
   if (lo == f->count) return NX_NONE;
-  COUNT_COMPARE();
+  NX__IO_COUNT_COMPARE();
   if (strcmp(f->index[lo].name, name)) return NX_NONE;
   *i = f->index[lo].i;
   return 0;

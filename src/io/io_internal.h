@@ -10,8 +10,8 @@
 #include "nx_io.h"
 #include "../base/error.h"
 
-/* A tensor's name and index, sorted by name (then index) into an index
-   that nx_io_file_find searches in log n. */
+/* A tensor's name and index, sorted by name into an index that
+   nx_io_file_find searches in log n. */
 typedef struct nx__io_named {
   const char *name;
   int i;
@@ -45,11 +45,11 @@ int nx__io_add_meta(nx_io_file *f, const char *fn, const char *key, size_t key_l
                     size_t value_len);
 
 /* The first of n names that repeats an earlier one, in their order: its
-   index into *first, or -1 where all differ. The names are the char *
-   fields at byte `field` of n items of `stride` bytes at items (NULL for
-   none). Sorting makes n names cost n log n comparisons, where a search
-   per name costs n^2 (a GGUF file of 100000 tensors took 31 s). 0 or
-   NX_ENOMEM, without a message. */
+   index into *first, or -1 where all differ (nameset.c). The names are the
+   char * fields at byte `field` of n items of `stride` bytes at items
+   (NULL for none). A set of the names seen makes n names cost O(n), where
+   a search per name costs n^2 (a GGUF file of 100000 tensors took 31 s).
+   0 or NX_ENOMEM, without a message. */
 int nx__io_first_repeat(const void *items, size_t stride, size_t field, int n, int *first);
 #ifdef NX_TESTING
 /* How many name comparisons nx__io_first_repeat, the index of names,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A set of names (C strings the caller keeps alive), by open addressing:
-   the writer's check that a tensor or key is not added twice costs O(1) a
-   name, not a walk over the names added before (n^2 for n tensors). */
+   the checks that a name is not given twice (a file's tensors and keys, a
+   writer's) cost O(1) a name, not a walk over the names before it (n^2
+   for n names). */
 #include <stdint.h>
 #include <string.h>
 
@@ -48,4 +49,17 @@ int nx__nameset_add(nx__nameset *set, const char *name) {
 void nx__nameset_free(nx__nameset *set) {
   nx__free(set->slot);
   *set = (nx__nameset){0};
+}
+
+int nx__io_first_repeat(const void *items, size_t stride, size_t field, int n, int *first) {
+  *first = -1;
+  nx__nameset seen = {0};
+  int s = 0;
+  for (int i = 0; i < n && *first < 0 && !s; i++) {
+    const char *name = *(const char *const *)((const char *)items + (size_t)i * stride + field);
+    if (nx__nameset_has(&seen, name)) *first = i;
+    else s = nx__nameset_add(&seen, name);
+  }
+  nx__nameset_free(&seen);
+  return s;
 }

@@ -137,8 +137,7 @@ int nx__npz_parse(nx_io_file *f, const char *fn) {
   zip_error_fini(&err);
   int s = entries(f, fn);
   /* A name given twice before the first bad entry is refused first, as a
-     check of each name in turn would; sorted, so that many entries cost
-     n log n. */
+     check of each name in turn would, against a set of the names before. */
   int first;
   if (nx__io_first_repeat(f->tensors, sizeof *f->tensors, offsetof(nx_io_tensor, name), f->count, &first) != 0)
     return nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, f->path);
