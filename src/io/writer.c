@@ -244,6 +244,20 @@ static int by_alignment(const void *x, const void *y) {
   return strcmp(a->name, b->name);
 }
 
+/* The reference writer spells a control character's escape in lower-case
+   hex (\u001f), jansson in upper case: lowered, the header is the
+   reference's byte for byte. Only an escape's own backslash starts a
+   sequence here (a literal one is written as two), so pairs are skipped. */
+static void lower_escapes(char *t) {
+  for (; *t; t++) {
+    if (*t != '\\') continue;
+    if (t[1] == 'u')
+      for (int k = 2; k < 6 && t[k]; k++)
+        if (t[k] >= 'A' && t[k] <= 'F') t[k] = (char)(t[k] - 'A' + 'a');
+    if (t[1]) t++;
+  }
+}
+
 static int commit_safetensors(nx_io_writer *w, nx__io_temp *t, const char *fn) {
   if (w->n) qsort(w->items, (size_t)w->n, sizeof *w->items, by_alignment);
   json_t *root = json_object();
@@ -278,6 +292,7 @@ static int commit_safetensors(nx_io_writer *w, nx__io_temp *t, const char *fn) {
   char *text = need ? nx__malloc(need + 1) : NULL;
   if (text && json_dumpb(root, text, need, JSON_COMPACT) == need) {
     text[need] = 0;
+    lower_escapes(text);
   } else {
     nx__free(text);
     text = NULL;

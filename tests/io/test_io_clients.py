@@ -415,6 +415,16 @@ safetensors.numpy.save_file({"a:b": np.array([7], np.int8)}, path("colon.safeten
 rc, o, e = nx("show", path("colon.safetensors") + ":a:b")
 check(rc == 0 and "7" in o, "show of a tensor named a:b: %r %s" % (o, e))
 
+# names and metadata with characters JSON escapes: the header nx writes is
+# the reference writer's byte for byte (its escapes in lower-case hex)
+xs = {"w\x1fq": np.arange(6, dtype=np.float32).reshape(2, 3), "a\n\"b\\\t\x08\x0c\r": np.arange(3, dtype=np.float32),
+      "c\x7f\u00e9/": np.array([1, 2], np.float32)}
+safetensors.numpy.save_file(xs, path("esc.safetensors"), metadata={"k\x01": "v\x7f\u00e9\x1f", "z": "1"})
+rc, o, e = nx("convert", path("esc.safetensors"), path("esc2.safetensors"), "--to", "float32")
+got = open(path("esc2.safetensors"), "rb").read() if rc == 0 else b""
+want = open(path("esc.safetensors"), "rb").read()
+check(got == want, "escaped names written as the reference writes them: %s %r %r" % (e, got[:120], want[:120]))
+
 # ---- the command as a person uses it
 rc, o, e = nx("--version")
 check(rc == 0 and o.startswith("nx ") and o.strip().split()[1][0].isdigit() and e == "", "nx --version: %r" % o)
