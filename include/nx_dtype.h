@@ -517,6 +517,13 @@ typedef struct nx_float_format {
    value gives -1 (nx_dtype_code), 0, NULL or false (as the function's type
    allows) and sets nx_error_message(), naming the function. */
 
+/* The queries from nx_dtype_code to nx_dtype_one take a dtype by value. One
+   that is no dtype (a code outside 0 to NX_DTYPE_COUNT - 1, as a cast of a
+   bad integer gives) fails: nx_error_message() then names the function and
+   the code, and the query answers -1 (code), 0 (bits), NULL (name),
+   NX_KIND_FLOAT (kind), false (is, equal), or a value of zero bits (zero,
+   one). */
+
 /* nx_dtype_all() is every dtype in code order: NX_DTYPE_COUNT of them. */
 NX_API const nx_dtype *nx_dtype_all(void);
 
