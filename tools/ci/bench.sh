@@ -13,11 +13,7 @@ py=${NX_VENV:-build/venv}/bin/python
 "$py" bench/array/run.py "$build/bench/bench_array"
 "$build/bench/bench_shape"
 "$build/bench/bench_scheme"
-python3 bench/kernels/run_cast.py "$build/bench/bench_cast"
-# The kernels and io benchmarks' peers (numpy, ml_dtypes, safetensors) from the project's virtual
-# environment where there is one.
-py=${NX_VENV:-build/venv}/bin/python
-[ -x "$py" ] || py=python3
+"$py" bench/kernels/run_cast.py "$build/bench/bench_cast"
 "$py" bench/kernels/run.py "$build/bench/bench_kernels"
 "$py" bench/kernels/run_ops.py "$build/bench/bench_ops"
 "$py" bench/io/run.py "$build/tools/nx" "$build/bench/bench_io"
