@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Placement on OpenCL: a bfloat16 array goes to the first OpenCL device and
-   comes back bit for bit. OpenCL stores and copies arrays today; it computes
-   nothing yet. Without an OpenCL device the program says so and ends. */
+   comes back bit for bit. This program only places and copies; operations on
+   arrays that lie on one OpenCL device (cast, fill, copy, where, comparisons
+   and the exact elementwise operations; not the transcendentals, pow, atan2
+   or complex division) run there, bit for bit as on the host
+   (docs/devices.md). Without an OpenCL device the program says so and ends. */
 #include <stdio.h>
 #include <string.h>
 

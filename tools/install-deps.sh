@@ -2,21 +2,30 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs what one purpose of nx needs on a Debian machine, and nothing that
 # is already there:
-#   build  a C compiler, CMake and pkg-config: the library, the nx command,
-#          make run and make install
+#   build  a C compiler (build-essential), CMake and pkg-config; libzip and
+#          jansson (the io module: .npz, safetensors headers); OpenBLAS (its
+#          pthread variant) and LAPACKE (matmul of float64 and complex, the
+#          linear algebra): the library, the nx command, make run and make
+#          install
 #   test   build's, and MPFR and GMP (the oracles), PoCL with the OpenCL ICD
-#          loader and headers (the OpenCL suites), and a Python virtual
-#          environment with numpy and ml_dtypes (the numpy suites); clang
-#          with libFuzzer (the fuzzers, make fuzz) and Spin (the model of the
-#          claim protocol); tmux (the nx command run in a terminal)
-#   bench  build's, and the same virtual environment (the peers); with
-#          NX_BENCH_TORCH=1 also torch, the conv2d peer of bench/linalg
+#          loader and headers (the OpenCL suites), python3 and a Python
+#          virtual environment with numpy, ml_dtypes, safetensors and gguf
+#          (the numpy and io suites); clang with libFuzzer (the fuzzers, make
+#          fuzz) and Spin (the model of the claim protocol); tmux (the nx
+#          command run in a terminal)
+#   bench  build's, python3 and the same virtual environment (the peers);
+#          with NX_BENCH_TORCH=1 also torch, the conv2d peer of bench/linalg
 #          (pip's torch brings CUDA's libraries, about 5 GiB, so only asked)
+# For every purpose it also tries SLEEF (libsleef-dev), optional: the build
+# finds it and works without it.
 # usage: tools/install-deps.sh build|test|bench ...
 # Debian packages are installed as root (CI and fresh machines); as another
 # user it only reports what is missing. Python packages go into the
-# project's virtual environment, build/venv (NX_VENV to put it elsewhere),
-# never into the system's Python; the tests and benchmarks run its python.
+# project's virtual environment, build/venv (NX_VENV to put it elsewhere;
+# made by $PYTHON, python3 by default, with python3-venv installed first
+# where it lacks venv), never into the system's Python; the tests and
+# benchmarks run its python. A pip install that fails is reported and the
+# suites that need the package skip.
 set -eu
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: tools/install-deps.sh build|test|bench ..." >&2; exit 2; }
