@@ -388,9 +388,15 @@ static int commit_npz(nx_io_writer *w, nx__io_temp *t, const char *fn) {
     if (s == 0 && (!entry || !src)) s = nx__fail(NX_ENOMEM, "%s: %s: out of memory", fn, w->path);
     if (s == 0) {
       sprintf(entry, "%s.npy", w->items[i].name);
-      if (zip_file_add(z, entry, src, ZIP_FL_ENC_UTF_8) < 0) {
+      /* An ASCII name is stored as its bytes (numpy's zipfile stores it so);
+         libzip refuses a control byte other than tab and line ends in a name
+         flagged UTF-8, and numpy's names may hold one. */
+      bool ascii = true;
+      for (const char *c = entry; *c; c++) ascii &= (unsigned char)*c < 0x80;
+      if (zip_file_add(z, entry, src, ascii ? ZIP_FL_ENC_RAW : ZIP_FL_ENC_UTF_8) < 0) {
         zip_source_free(src);
-        s = nx__fail(NX_EIO, "%s: %s: entry '%s': %s", fn, w->path, entry, zip_strerror(z));
+        s = nx__fail(NX_EIO, "%s: %s: entry '%s': the zip library refuses it (%s)%s", fn, w->path, entry,
+                     zip_strerror(z), ascii ? "" : "; a name beyond ASCII may not hold a control character");
       } else {
         zip_set_file_compression(z, (zip_uint64_t)i, ZIP_CM_STORE, 0);
       }

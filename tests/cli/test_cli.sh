@@ -68,6 +68,20 @@ for sub in dtypes devices; do
   [ -s "$work/err" ] || fail "nx $sub >/dev/full said nothing on stderr"
 done
 
+# Help and version that cannot be written fail too; help takes one command.
+for args in --help "help dtypes" "help convert" --version "info --help"; do
+  env -i PATH="$bin:/usr/bin:/bin" ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} nx $args >/dev/full 2>"$work/err"
+  rc=$?
+  [ "$rc" = 1 ] || fail "nx $args >/dev/full exited $rc, not 1"
+  grep -q "could not write" "$work/err" || fail "nx $args >/dev/full did not say so: $(cat "$work/err")"
+done
+expect 2 err help dtypes extra
+for sub in dtypes devices info show convert diff; do
+  nx $sub --help
+  case $out in *"Exit status"*"2 usage"*) ;; *) fail "nx $sub --help gives no exit status" ;; esac
+  case $out in *"--help"*) ;; *) fail "nx $sub --help does not list --help" ;; esac
+done
+
 # nx dtypes: a header and 21 rows in code order.
 nx dtypes
 printf '%s\n' "$out" >"$work/table"

@@ -191,5 +191,30 @@ for spec, want in (("huge", "[]\n"), ("mid", "[]\n"), ("flat", "[]\n"), ("mid[1:
 rc, o = show(path("e.safetensors"))
 check(rc == 0 and o.count("[]\n") == 3 and len(o) < 500, "show of every tensor: %r" % o[:300])
 
+
+# ---- a --only that matches nothing fails, as convert's does: a mistyped
+# glob must not read as "no difference"
+rc, o, e = nx("diff", path("d1.safetensors"), path("d2.safetensors"), "--only", "zz*")
+check(rc == 1 and "matches zz*" in e and o == "", "diff --only matching nothing: %d %r %r" % (rc, o, e))
+rc, o, e = nx("diff", path("d1.safetensors"), path("d1.safetensors"), "--only", "sa*")
+check(rc == 0, "diff --only matching a tensor in both: %d %s" % (rc, e))
+
+# ---- option spellings: --opt=value is --opt value; after --, a name that
+# starts with '-' is a file
+rc, o, e = nx("diff", "--only=zz*", path("d1.safetensors"), path("d2.safetensors"))
+check(rc == 1 and "matches zz*" in e, "diff --only=GLOB: %d %r" % (rc, e))
+save_st("-dash.safetensors", {"t": ("F32", [2], struct.pack("<2f", 1.5, -2))})
+here = os.getcwd()
+os.chdir(os.path.dirname(path("-dash.safetensors")))
+try:
+    rc, o, e = nx("convert", "--to=float16", "--", "-dash.safetensors", "-dash.npy")
+    check(rc == 0 and os.path.exists("-dash.npy"), "convert -- -dash...: %d %s" % (rc, e))
+    rc, o, e = nx("info", "--", "-dash.safetensors")
+    check(rc == 0 and "1 tensor, 8 bytes of data" in o, "info -- -dash, one tensor counted in the singular: %r %s" % (o, e))
+    rc, o, e = nx("info", "-dash.safetensors")
+    check(rc == 2 and "unknown option" in e, "without --, -dash is an option: %d %s" % (rc, e))
+finally:
+    os.chdir(here)
+
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)

@@ -410,6 +410,16 @@ except (ValueError, KeyError):
     names = None
 check(rc == 0 and names == [""], "an npz entry named '' read: %r %s" % (o, e))
 
+# ASCII names with control bytes: written as np.savez writes them (the
+# bytes, no UTF-8 flag), read back by numpy
+for k in ("a\x08b", "\x01\x1f\x7f", "a\nb", "plain"):
+    safetensors.numpy.save_file({k: np.arange(3, dtype=np.float32)}, path("ctl.safetensors"))
+    rc, o, e = nx("convert", path("ctl.safetensors"), path("ctl.npz"), "--to", "float32")
+    np.savez(path("ctlref.npz"), **{k: np.arange(3, dtype=np.float32)})
+    got = [(i.filename, i.flag_bits & 0x800) for i in zipfile.ZipFile(path("ctl.npz")).infolist()] if rc == 0 else None
+    want = [(i.filename, i.flag_bits & 0x800) for i in zipfile.ZipFile(path("ctlref.npz")).infolist()]
+    check(got == want and list(np.load(path("ctl.npz")).keys()) == [k], "npz entry %r as np.savez names it: %s %s" % (k, got, e))
+
 # a tensor name with a colon: FILE:NAME cuts at the longest FILE that exists
 safetensors.numpy.save_file({"a:b": np.array([7], np.int8)}, path("colon.safetensors"))
 rc, o, e = nx("show", path("colon.safetensors") + ":a:b")

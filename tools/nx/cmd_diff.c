@@ -297,6 +297,14 @@ static int compare(nx_io_file *a, int ia, nx_io_file *b, int ib, int as, double 
   return r;
 }
 
+/* Whether a tensor of f (not a scale) has a name that glob matches: a
+   mistyped --only must not read as "no difference". */
+static bool matches(nx_io_file *f, const char *glob) {
+  for (int i = 0; i < nx_io_file_count(f); i++)
+    if (!nx_tool_is_scale(f, i) && nx_tool_match(glob, nx_io_file_tensor(f, i)->name)) return true;
+  return false;
+}
+
 int nx_cmd_diff(int argc, char **argv) {
   static const char cmd[] = "diff";
   const char *files[2] = {NULL, NULL}, *only = NULL;
@@ -337,6 +345,11 @@ int nx_cmd_diff(int argc, char **argv) {
   if (!fb) {
     nx_io_close(fa);
     return NX_EXIT_FAILED;
+  }
+  if (only && !matches(fa, only) && !matches(fb, only)) {
+    nx_io_close(fa);
+    nx_io_close(fb);
+    return nx_tool_fail(cmd, "no tensor of %s or %s matches %s", files[0], files[1], only);
   }
   if (!json)
     printf("%-24s %-14s %-14s %11s %11s %11s %19s  ulp histogram\n", "name", "a", "b", "max abs", "max rel", "rms",

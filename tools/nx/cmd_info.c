@@ -84,7 +84,7 @@ static void table(nx_io_file *f) {
       else putchar(*c);
     putchar('\n');
   }
-  printf("%d tensors, %lld bytes of data\n", nx_io_file_count(f), (long long)total);
+  printf("%d tensor%s, %lld bytes of data\n", nx_io_file_count(f), nx_io_file_count(f) == 1 ? "" : "s", (long long)total);
 }
 
 int nx_cmd_info(int argc, char **argv) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* nx: inspect nx's dtypes and devices. Subcommands live in cmd_*.c; this
    file reads the options every command shares: --help and --version. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -20,12 +22,16 @@ static const struct {
      "infinities and NaNs, its epsilon, least normal and greatest finite value;\n"
      "and the least and greatest value of every non-complex dtype. Every value is\n"
      "printed in its dtype's format: the shortest text that reads back to it.\n"
-     "\"-\" marks a fact the dtype does not have.\n"},
+     "\"-\" marks a fact the dtype does not have.\n\n"
+     "  --help   this text\n\n"
+     "Exit status: 0 done, 1 failed (the output could not be written), 2 usage.\n"},
     {"devices", nx_cmd_devices, "every device, its memory kinds and what it is",
      "usage: nx devices\n\n"
      "Prints one line per device nx finds (the host first, then every OpenCL\n"
      "device): its name, the kinds of memory it has (device, host, io; a * marks\n"
-     "memory the host addresses) and its description.\n"},
+     "memory the host addresses) and its description.\n\n"
+     "  --help   this text\n\n"
+     "Exit status: 0 done, 1 failed (the output could not be written), 2 usage.\n"},
     /* These print their own help (help NULL): they take options. */
     {"info", nx_cmd_info, "a tensor file's tensors, metadata and totals", NULL},
     {"show", nx_cmd_show, "a tensor's elements, numpy-style, through a slice", NULL},
@@ -44,13 +50,57 @@ static void usage(FILE *f) {
           "\nexit status: 0 done, 1 failed (the reason on stderr), 2 usage error\n");
 }
 
+/* Text written to stdout that could not all be written (a full disk, a
+   closed pipe) fails the command, help and version included. */
+static int flushed(const char *what, int status) {
+  if (fflush(stdout) != 0 && status == NX_EXIT_DONE) {
+    fprintf(stderr, "nx%s%s: could not write the output\n", *what ? " " : "", what);
+    return NX_EXIT_FAILED;
+  }
+  return status;
+}
+
 static int is_help(const char *a) { return !strcmp(a, "-h") || !strcmp(a, "--help"); }
 
 int nx_cmd_no_arguments(int argc, char **argv) {
   if (argc <= 1) return NX_EXIT_DONE;
-  fprintf(stderr, "nx %s: unexpected argument '%s'\nusage: nx %s (nx %s --help says more)\n", argv[0], argv[1],
-          argv[0], argv[0]);
+  fprintf(stderr, "nx %s: unexpected argument '%s'\nusage: nx %s\n", argv[0], argv[1], argv[0]);
   return NX_EXIT_USAGE;
+}
+
+/* The arguments in the one spelling the commands read: `--opt=value` is
+   `--opt value`, and after `--` an argument that starts with '-' is a file
+   name, given as `./name` (the same file) so that no command takes it for
+   an option. NULL: out of memory. The strings live until the process ends. */
+static char **spelled(int *argc, char **argv) {
+  char **out = malloc(sizeof *out * (2 * (size_t)*argc + 1));
+  int n = 0;
+  bool names = false;
+  for (int k = 0; out && k < *argc; k++) {
+    const char *a = argv[k], *eq = strchr(a, '=');
+    if (k >= 2 && !names && !strcmp(a, "--")) {
+      names = true;
+    } else if (k >= 2 && !names && a[0] == '-' && a[1] == '-' && eq && eq > a + 2) {
+      char *opt = malloc((size_t)(eq - a) + 1);
+      if (!opt) return NULL;
+      memcpy(opt, a, (size_t)(eq - a));
+      opt[eq - a] = 0;
+      out[n++] = opt;
+      out[n++] = (char *)eq + 1;
+    } else if (names && a[0] == '-') {
+      char *p = malloc(strlen(a) + 3);
+      if (!p) return NULL;
+      memcpy(p, "./", 2);
+      strcpy(p + 2, a);
+      out[n++] = p;
+    } else {
+      out[n++] = argv[k];
+    }
+  }
+  if (!out) return NULL;
+  out[n] = NULL;
+  *argc = n;
+  return out;
 }
 
 int main(int argc, char **argv) {
@@ -61,17 +111,21 @@ int main(int argc, char **argv) {
   if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
     if (argc == 2) {
       usage(stdout);
-      return NX_EXIT_DONE;
+      return flushed(argv[1], NX_EXIT_DONE);
+    }
+    if (argc > 3) {
+      fprintf(stderr, "nx %s: unexpected argument '%s'\n", argv[1], argv[3]);
+      return NX_EXIT_USAGE;
     }
     /* nx help <command> */
     for (size_t i = 0; i < NCOMMANDS; i++)
       if (!strcmp(argv[2], commands[i].name)) {
         if (!commands[i].help) {
           char *args[] = {argv[2], "--help", NULL};
-          return commands[i].run(2, args);
+          return flushed(argv[2], commands[i].run(2, args));
         }
         fputs(commands[i].help, stdout);
-        return NX_EXIT_DONE;
+        return flushed(argv[2], NX_EXIT_DONE);
       }
     fprintf(stderr, "nx help: unknown command '%s'\n", argv[2]);
     return NX_EXIT_USAGE;
@@ -83,22 +137,20 @@ int main(int argc, char **argv) {
     }
     /* The library linked in, and the headers the command was built with. */
     printf("nx %s\n", nx_version());
-    return fflush(stdout) ? NX_EXIT_FAILED : NX_EXIT_DONE;
+    return flushed(argv[1], NX_EXIT_DONE);
   }
   for (size_t i = 0; i < NCOMMANDS; i++) {
     if (strcmp(argv[1], commands[i].name)) continue;
+    if (!(argv = spelled(&argc, argv))) {
+      fprintf(stderr, "nx %s: out of memory\n", commands[i].name);
+      return NX_EXIT_FAILED;
+    }
     for (int k = 2; k < argc && commands[i].help; k++)
       if (is_help(argv[k])) {
         fputs(commands[i].help, stdout);
-        return NX_EXIT_DONE;
+        return flushed(argv[1], NX_EXIT_DONE);
       }
-    int status = commands[i].run(argc - 1, argv + 1);
-    /* Output that could not be written (a full disk, a closed pipe) is a failure. */
-    if (fflush(stdout) != 0 && status == NX_EXIT_DONE) {
-      fprintf(stderr, "nx %s: could not write the output\n", argv[1]);
-      status = NX_EXIT_FAILED;
-    }
-    return status;
+    return flushed(argv[1], commands[i].run(argc - 1, argv + 1));
   }
   fprintf(stderr, "nx: unknown command '%s'\n", argv[1]);
   usage(stderr);
