@@ -180,7 +180,7 @@ int nx__shape_close_mark(nx_shape_session *s, const nx__cons *c, int stage) {
 static const nx_dim *dvar_of(nx_shape_session *s, int v) { return nx__shape_dsub(s, nx__shape_dim_var(s, v)); }
 
 /* Stage 2: a variable whose only upper neighbour w has it as its only lower
-   neighbour is merged with w. The variables are visited in id order, only
+   neighbour is merged with w, for dims when neither has a lower bound. The variables are visited in id order, only
    those whose opnd bit is set (the others have no upper neighbour). */
 int nx__shape_stage2_pairs(nx_shape_session *s) {
   for (int v = 1; v < s->nvars; v++) {
@@ -224,7 +224,9 @@ int nx__shape_stage2_pairs(nx_shape_session *s) {
         if (x->kind != NX__D_VAR || x->var == dv->var || (w && x->var != w)) ok = false;
         else w = x->var;
       }
-      if (!ok || !w) continue;
+      /* as OCANNL: only a pair neither of which has a ground lower bound
+         (the bound would be lost: 27 <= e <= d closes e to 27, not to d's 1) */
+      if (!ok || !w || NX__VAR(s, dv->var)->glb || NX__VAR(s, w)->glb) continue;
       NX__EACH(s, NX__VAR(s, w)->res, i) {
         if (!ok) break;
         const nx_dim *x = dvar_of(s, s->lk[i].x);

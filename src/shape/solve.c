@@ -299,6 +299,7 @@ int nx__shape_unify_dim(nx_shape_session *s, const nx_dim *a0, const nx_dim *b0,
 /* Whether v's only upper neighbour is w and w's only lower one is v (stage 2's merge). */
 static bool unique_pair(nx_shape_session *s, int v, int w) {
   nx__var *a = NX__VAR(s, v), *b = NX__VAR(s, w);
+  if (a->glb || b->glb) return false; /* its lower bound would be lost */
   NX__EACH(s, a->opnd, i) {
     const nx_dim *x = nx__shape_dsub(s, nx__shape_dim_var(s, s->lk[i].x));
     if (!(x->kind == NX__D_VAR && x->var == w)) return false;

@@ -1114,6 +1114,45 @@ static void concat_captured(void) {
   nx_shape_session_free(s);
 }
 
+/* Stage 2 merges two variables that are each other's only neighbours only
+   when neither has a ground lower bound, as OCANNL's solver does: with
+   27 <= e <= d and d at least 1, e closes to 27 and d to 1, not both to 1.
+   In a classifier's head (logits = w2 * hidden + b2, then a reduction to
+   one column and a loss against a 27-wide target) that is what gives w2 its
+   27 outputs and the reduction its single column. */
+static void stage2_keeps_lower_bounds(void) {
+  nx_shape_session *s;
+  CHECK(nx_shape_session_new(&s) == 0, "session");
+  const nx_dim *d = nx_dim_var(s, "d"), *e = nx_dim_var(s, "e");
+  nx_shape_add_dim_ineq(s, e, d, &O);
+  nx_shape_add_dim_ineq(s, dd(s, 27), e, &O);
+  nx_shape_add_at_least(s, d, 1, &O);
+  nx_shape_add_shape_row(s, closed(s, NULL, 0, &d, 1), &O);
+  nx_shape_add_shape_row(s, closed(s, NULL, 0, &e, 1), &O);
+  CHECK(solve_range(s, 1, 7) == 0, "solve: %s", nx_error_message());
+  CHECK(val(s, d) == 1 && val(s, e) == 27, "27 <= e <= d, d >= 1: d %lld e %lld, not 1 and 27", (long long)val(s, d),
+        (long long)val(s, e));
+  nx_shape_session_free(s);
+  for (int bias = 0; bias < 2; bias++) {
+    nx_tensor *h, *w2, *l, *b2, *mx, *sh, *ex, *sm, *lse, *lp, *tg, *tl;
+    CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "h", "32", "", "200", &h) == 0 &&
+              nx_tensor_param(s, "w2", NULL, NULL, &w2) == 0 && nx_tensor_compose(s, w2, h, &l) == 0,
+          "head");
+    if (bias) CHECK(nx_tensor_param(s, "b2", NULL, NULL, &b2) == 0 && nx_tensor_binary(s, "+", l, b2, &l) == 0, "bias");
+    CHECK(nx_tensor_einsum(s, "... | ... => ... | 0", &l, 1, &mx) == 0 && nx_tensor_binary(s, "-", l, mx, &sh) == 0 &&
+              nx_tensor_unary(s, "exp", sh, &ex) == 0 && nx_tensor_einsum(s, "... | ... => ... | 0", &ex, 1, &sm) == 0 &&
+              nx_tensor_unary(s, "log", sm, &lse) == 0 && nx_tensor_binary(s, "-", sh, lse, &lp) == 0 &&
+              nx_tensor_term(s, "target", "32", "", "27", &tg) == 0 && nx_tensor_binary(s, "*.", tg, lp, &tl) == 0,
+          "log-softmax and loss: %s", nx_error_message());
+    CHECK(nx_shape_finish(s) == 0, "finish: %s", nx_error_message());
+    CHECK(!strcmp(shape_str(s, w2, NX_SHAPE_STYLE_SIZE), "200->27"), "bias %d: w2 %s, not 200->27", bias,
+          shape_str(s, w2, NX_SHAPE_STYLE_SIZE));
+    CHECK(!strcmp(shape_str(s, mx, NX_SHAPE_STYLE_SIZE), "32|1"), "bias %d: the row max %s, not 32|1", bias,
+          shape_str(s, mx, NX_SHAPE_STYLE_SIZE));
+    nx_shape_session_free(s);
+  }
+}
+
 int main(void) {
   int skipped = 0, failed = 0, ncases = (int)(sizeof cases / sizeof *cases);
   for (int i = 0; i < ncases; i++) {
@@ -1131,6 +1170,7 @@ int main(void) {
   }
   refs_and_snapshots();
   concat_captured();
+  stage2_keeps_lower_bounds();
   printf("%d ported cases, %d passed, %d failed, %d skipped for a missing feature\n", ncases, ncases - skipped - failed,
          failed, skipped);
   return check_done();
