@@ -166,12 +166,21 @@ int nx_gather_new(nx_array **z, nx_array *x, nx_array *idx, int axis) {
   return 0;
 }
 
+/* A mode that is neither NX_SCATTER_SET nor NX_SCATTER_ADD, named with the
+   operands (target, indices, updates). */
+static int bad_mode(const char *name, int mode, nx_array *const *ops) {
+  char t[3][160];
+  return nx__fail(NX_EINVAL, "%s: mode %d is neither NX_SCATTER_SET nor NX_SCATTER_ADD (scatter into %s at %s of %s)", name,
+                  mode, nx_array_describe(ops[0], t[0], sizeof t[0]), nx_array_describe(ops[1], t[1], sizeof t[1]),
+                  nx_array_describe(ops[2], t[2], sizeof t[2]));
+}
+
 int nx_scatter(nx_array *z, nx_array *idx, nx_array *u, int axis, nx_scatter_mode mode) {
   nx_array *ops[3] = {z, idx, u};
   gctx c = {0, (int)mode, true, 0, 0, 0, 0};
   int s = nx__need("nx_scatter", ops, 3);
   if (s || (s = axis_of("nx_scatter", z, axis, &c.axis))) return s;
-  if (mode != NX_SCATTER_SET && mode != NX_SCATTER_ADD) return nx__fail(NX_EINVAL, "nx_scatter: mode %d is none", mode);
+  if (mode != NX_SCATTER_SET && mode != NX_SCATTER_ADD) return bad_mode("nx_scatter", mode, ops);
   return run("nx_scatter", &c, ops, false);
 }
 
@@ -181,7 +190,7 @@ int nx_scatter_new(nx_array **z, nx_array *t, nx_array *idx, nx_array *u, int ax
   int s = nx__need(name, ops, 3);
   if (s) return s;
   if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
-  if (mode != NX_SCATTER_SET && mode != NX_SCATTER_ADD) return nx__fail(NX_EINVAL, "%s: mode %d is none", name, mode);
+  if (mode != NX_SCATTER_SET && mode != NX_SCATTER_ADD) return bad_mode(name, mode, ops);
   nx_array *out;
   gctx c = {0, (int)mode, true, 0, 0, 0, 0};
   if ((s = axis_of(name, t, axis, &c.axis)) || (s = nx_copy_new(&out, t))) return s;

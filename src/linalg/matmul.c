@@ -220,12 +220,13 @@ static nx_answer kernel(void *vc, const nx_operand *ops, int nw, int nr) {
   return NX_DONE;
 }
 
+/* ops: z, a, b; z NULL for a _new form (it has no z yet). */
 static int ranks(const char *name, nx_array *const *ops) {
+  static const char *const role[3] = {"z", "a", "b"};
   for (int i = 0; i < 3; i++)
-    if (nx_array_layout(ops[i])->rank < 2) {
+    if (ops[i] && nx_array_layout(ops[i])->rank < 2) {
       char t[160];
-      return nx__fail(NX_EINVAL, "%s: operand %d (%s) has rank below 2", name, i,
-                      nx_array_describe(ops[i], t, sizeof t));
+      return nx__fail(NX_EINVAL, "%s: %s (%s) has rank below 2", name, role[i], nx_array_describe(ops[i], t, sizeof t));
     }
   return 0;
 }
@@ -259,7 +260,8 @@ int nx_matmul_new(nx_array **z, nx_array *a, nx_array *b) {
   const char *name = "nx_matmul_new";
   nx_array *ops[3] = {a, a, b};
   int s = nx__need(name, ops + 1, 2);
-  if (s || (s = ranks(name, ops))) return s;
+  nx_array *zab[3] = {NULL, a, b};
+  if (s || (s = ranks(name, zab))) return s;
   if (!z) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", name);
   const nx_layout *al = nx_array_layout(a), *bl = nx_array_layout(b);
   int r = al->rank > bl->rank ? al->rank : bl->rank;

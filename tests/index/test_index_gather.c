@@ -111,7 +111,9 @@ static void refusals(void) {
   nx_array_host(NX_INT32, s23, 2, &i2);
   CHECK(nx_gather(z, x, i2, 0) == NX_EINVAL && says("nx_gather"), "rank 2 indices for rank 1: %s", nx_error_message());
   CHECK(nx_gather(z, x, bad, 1) == NX_EINVAL && says("axis 1"), "axis 1 of rank 1: %s", nx_error_message());
-  CHECK(nx_scatter(x, bad, z, 0, (nx_scatter_mode)7) == NX_EINVAL, "mode 7");
+  CHECK(nx_scatter(x, bad, z, 0, (nx_scatter_mode)7) == NX_EINVAL && says("nx_scatter: mode 7 is neither") &&
+            says("int32 [3]"),
+        "mode 7, its operands named: %s", nx_error_message());
   CHECK(nx_gather(NULL, x, bad, 0) == NX_EINVAL, "NULL z");
   nx_array_free(x), nx_array_free(z), nx_array_free(bad), nx_array_free(i64), nx_array_free(i2);
 }

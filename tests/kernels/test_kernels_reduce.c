@@ -168,11 +168,37 @@ static void check_assembly_cast(uint64_t *seed) {
   nx_array_free(x);
 }
 
+/* Axis refusals say which fault: out of range (with the rank's bounds),
+   given twice, or too many; a rank-0 array has no axis. */
+static void check_axis_messages(uint64_t *seed) {
+  int64_t shape[2] = {3, 4};
+  nx_array *x = random_view(NX_FLOAT32, shape, 0, seed), *z = NULL, *s0 = NULL;
+  nx_value v = {.f = 5};
+  int far[1] = {2}, twice[2] = {1, -1}, three[3] = {0, 1, 0}, zero[1] = {0};
+  CHECK(nx_sum_new(&z, x, far, 1, false) == NX_EINVAL && !z &&
+            strstr(nx_error_message(), "nx_sum_new: axis 2 is out of range for float32 [3; 4] (rank 2: axes -2 to 1)"),
+        "axis 2 of a rank-2 array: %s", nx_error_message());
+  CHECK(nx_sum_new(&z, x, twice, 2, false) == NX_EINVAL && !z &&
+            strstr(nx_error_message(), "nx_sum_new: axis -1 is given twice for float32 [3; 4]"),
+        "axis 1 and -1: %s", nx_error_message());
+  CHECK(nx_sum_new(&z, x, three, 3, false) == NX_EINVAL && !z && strstr(nx_error_message(), "3 axes given for float32 [3; 4] of rank 2"),
+        "three axes of two: %s", nx_error_message());
+  CHECK(nx_array_of_array(NX_FLOAT32, NULL, 0, &v, 1, &s0) == 0, "a rank-0 array: %s", nx_error_message());
+  CHECK(nx_argmax_new(&z, s0, 0, false) == NX_EINVAL && !z &&
+            strstr(nx_error_message(), "nx_argmax_new: axis 0 is out of range for float32 [] (rank 0: no axis)"),
+        "argmax of a rank-0 array: %s", nx_error_message());
+  CHECK(nx_sum_new(&z, s0, zero, 1, false) == NX_EINVAL && !z && strstr(nx_error_message(), "rank 0: no axis"),
+        "sum over axis 0 of a rank-0 array: %s", nx_error_message());
+  nx_array_free(s0);
+  nx_array_free(x);
+}
+
 int main(void) {
   uint64_t seed = 9;
   check_sum_exact(&seed);
   check_axes(&seed);
   check_nan_any_all();
   check_assembly_cast(&seed);
+  check_axis_messages(&seed);
   return check_done();
 }

@@ -303,6 +303,10 @@ static void refusals(void) {
   CHECK(nx_matmul_new(&nz, ab, bb) == NX_EINVAL && says("broadcast") && nz == NULL, "new, batch 2 against 3: %s",
         nx_error_message());
   CHECK(nx_matmul_new(NULL, a, b) == NX_EINVAL, "NULL result pointer");
+  CHECK(nx_matmul_new(&nz, a, v) == NX_EINVAL && says("nx_matmul_new: b (float32 [3]) has rank below 2") && nz == NULL,
+        "new, b of rank 1 named b: %s", nx_error_message());
+  CHECK(nx_matmul_new(&nz, v, a) == NX_EINVAL && says("nx_matmul_new: a (float32 [3]) has rank below 2"),
+        "new, a of rank 1 named a: %s", nx_error_message());
   /* float64 with float32: refused on the caller's two operands alone */
   CHECK(nx_matmul_new(&nz, w, q) == NX_EINVAL && says("nx_matmul_new") && says("(float64 [3; 4], float32 [4; 4])") &&
             nz == NULL,
