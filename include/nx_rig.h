@@ -270,9 +270,10 @@ NX_API int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_
 NX_API nx_claim_answer nx_rig_peek(const nx_buffer *b, bool write);
 
 /* nx_rig_release(n, buffers, write) ends claims that nx_rig_claim made with
-   the same arguments. write is not read and may be NULL; NULL buffers with
-   n > 0, or a NULL among them, set a message naming nx_rig_release and
-   release nothing. */
+   the same arguments. write is not read and may be NULL; a negative n, NULL
+   buffers with n > 0, a NULL among them, or a buffer whose memory holds no
+   claim (released more often than claimed) set a message naming
+   nx_rig_release and release nothing. */
 NX_API void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write);
 
 /* nx_buffer_hold_exclusive(b) holds b's memory exclusive for a donation and

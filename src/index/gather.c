@@ -154,6 +154,7 @@ int nx_gather_new(nx_array **z, nx_array *x, nx_array *idx, int axis) {
   nx_array *ops[2] = {x, idx};
   int s = nx__need("nx_gather_new", ops, 2);
   if (s) return s;
+  if (!z) return nx__fail(NX_EINVAL, "nx_gather_new: the result pointer is NULL");
   nx_array *out;
   if ((s = nx__make_like("nx_gather_new", idx, nx_array_dtype(x), &out))) return s;
   nx_array *all[3] = {out, x, idx};

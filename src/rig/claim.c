@@ -29,10 +29,17 @@ nx_claim_answer nx_rig_peek(const nx_buffer *b, bool write) {
   return NX_CLAIMED;
 }
 
-static void release_one(nx_buffer *b) {
+/* Ends one claim; false, changing nothing, if the memory holds none (a
+   release without its claim would wrap the count and block every wait). */
+static bool release_one(nx_buffer *b) {
   nx__memory *m = b->mem;
-  uint64_t st = atomic_fetch_sub_explicit(&m->state, 1, memory_order_acq_rel) - 1;
+  uint64_t st = atomic_load_explicit(&m->state, memory_order_acquire);
+  do {
+    if (!(st & NX__CLAIMS)) return false;
+  } while (!atomic_compare_exchange_weak_explicit(&m->state, &st, st - 1, memory_order_acq_rel, memory_order_acquire));
+  st -= 1;
   if ((st & NX__DEAD) && !(st & NX__CLAIMS)) nx__memory_maybe_release(m);
+  return true;
 }
 
 int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_claim_answer *answers) {
@@ -45,12 +52,16 @@ int nx_rig_claim(int n, nx_buffer *const *buffers, const bool *write, nx_claim_a
   if (!refused) return 0;
   /* None or all: give back what was taken; every answer stays for the caller. */
   for (int i = 0; i < n; i++)
-    if (answers[i] == NX_CLAIMED) release_one(buffers[i]);
+    if (answers[i] == NX_CLAIMED) (void)release_one(buffers[i]);
   return NX_RIG_REFUSED;
 }
 
 void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write) {
   (void)write;
+  if (n < 0) {
+    nx__fail(NX_EINVAL, "nx_rig_release: n = %d is negative", n);
+    return;
+  }
   if (n > 0 && !buffers) {
     nx__fail(NX_EINVAL, "nx_rig_release: the buffers are NULL with n = %d", n);
     return;
@@ -61,7 +72,13 @@ void nx_rig_release(int n, nx_buffer *const *buffers, const bool *write) {
       nx__fail(NX_EINVAL, "nx_rig_release: buffer %d of %d is NULL", i, n);
       return;
     }
-  for (int i = 0; i < n; i++) release_one(buffers[i]);
+  for (int i = 0; i < n; i++)
+    if (!(atomic_load_explicit(&buffers[i]->mem->state, memory_order_acquire) & NX__CLAIMS)) {
+      nx__fail(NX_EINVAL, "nx_rig_release: buffer %d of %d holds no claim", i, n);
+      return;
+    }
+  for (int i = 0; i < n; i++)
+    if (!release_one(buffers[i])) nx__fail(NX_EINVAL, "nx_rig_release: buffer %d of %d holds no claim", i, n);
 }
 
 int nx_buffer_hold_exclusive(nx_buffer *b) {

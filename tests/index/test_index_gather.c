@@ -115,6 +115,12 @@ static void refusals(void) {
             says("int32 [3]"),
         "mode 7, its operands named: %s", nx_error_message());
   CHECK(nx_gather(NULL, x, bad, 0) == NX_EINVAL, "NULL z");
+  nx_array *i32;
+  nx_array_host(NX_INT32, s3, 1, &i32);
+  nx_fill(i32, (nx_value){.i = 0});
+  CHECK(nx_gather_new(NULL, x, i32, 0) == NX_EINVAL && says("nx_gather_new: the result pointer is NULL"),
+        "NULL result pointer with valid operands: %s", nx_error_message());
+  nx_array_free(i32);
   nx_array_free(x), nx_array_free(z), nx_array_free(bad), nx_array_free(i64), nx_array_free(i2);
 }
 

@@ -87,6 +87,17 @@ static void rules(void) {
   CHECK(nx_buffer_hold_exclusive(rw) == NX_EINVAL, "hold refused while claimed once more");
   nx_rig_release(1, l5, w5);
   CHECK(nx_buffer_hold_exclusive(rw) == 0 && nx_buffer_unhold(rw) == 0, "hold after both releases");
+  /* A release with no claim left is refused, and changes nothing: a wait
+     still returns (the count did not wrap), and a claim still counts one. */
+  nx_rig_release(1, l5, w5);
+  CHECK(strstr(nx_error_message(), "nx_rig_release: buffer 0 of 1 holds no claim") != NULL, "a third release: %s",
+        nx_error_message());
+  CHECK(nx_buffer_wait(rw, NX_ACCESS_READ_WRITE) == 0, "a wait after the refused release");
+  CHECK(nx_rig_claim(1, l5, w5, a) == 0, "claimed again");
+  nx_rig_release(1, l5, w5);
+  CHECK(nx_buffer_hold_exclusive(rw) == 0 && nx_buffer_unhold(rw) == 0, "one claim, one release, nothing left");
+  nx_rig_release(-1, l5, w5);
+  CHECK(strstr(nx_error_message(), "nx_rig_release: n = -1 is negative") != NULL, "negative n: %s", nx_error_message());
   /* Claims coexist, for reading and writing, through a borrow too. */
   nx_buffer *rb = NULL;
   CHECK(nx_buffer_borrow(R.ocl1, rw, &rb) == 0, "borrow");
