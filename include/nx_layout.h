@@ -148,8 +148,8 @@ NX_API bool nx_layout_shares_byte(const nx_layout *a, int wa, const nx_layout *b
 /* nx_layout_identical(a, wa, b, wb) is true iff a and b have one element width
    and the same extents and place every index at the same bits: their offsets
    and the strides of their axes of extent 2 or more are equal, or they have
-   no element. False, with a message, for a NULL layout or one that breaks
-   the invariant. */
+   no element. False, with a message, for a NULL layout, one that breaks
+   the invariant, or a width that is no dtype's. */
 NX_API bool nx_layout_identical(const nx_layout *a, int wa, const nx_layout *b, int wb);
 
 /* ---- Movements --------------------------------------------------------- */

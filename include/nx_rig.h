@@ -230,8 +230,8 @@ NX_API int nx_rig_submit_fill(nx_buffer *b, int64_t off, int64_t bytes, uint8_t 
    read since. It holds no lock while it waits.
    Fails with NX_ELOST if b's memory is lost (work that would have written it
    failed, or it is device or io memory of a lost device; work that only
-   read it leaves it as it was), with NX_EINVAL if b's memory is dead, and
-   with NX_EIO where OpenCL fails to map the memory's buffers for the host
+   read it leaves it as it was), with NX_EINVAL if b is NULL, b's memory is
+   dead or access is no nx_access, and with NX_EIO where OpenCL fails to map the memory's buffers for the host
    (docs/rig.md). */
 NX_API int nx_buffer_wait(nx_buffer *b, nx_access access);
 

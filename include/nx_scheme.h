@@ -177,7 +177,8 @@ enum nx_op_shape_schemes {
    a mode not of the enum, the second also on a NULL session. */
 NX_API int nx_scheme_set_op_shape_schemes(int mode);
 NX_API int nx_scheme_session_op_shape_schemes(nx_shape_session *s, int mode);
-/* The mode applications in s use now. */
+/* The mode applications in s use now: its override, else the process's
+   setting (also for a NULL s). It cannot fail. */
 NX_API int nx_scheme_op_shape_schemes(const nx_shape_session *s);
 
 /* nx_scheme_function_new(s, fn, &h) builds a closure of fn in s: with a unit
@@ -221,7 +222,8 @@ NX_API int nx_scheme_status(const nx_scheme_handle *h, char *buf, size_t cap);
    that made it stale) or the handle is freed. */
 NX_API const nx_scheme *nx_scheme_handle_scheme(const nx_scheme_handle *h, unsigned pattern);
 
-/* nx_scheme_handle_free(h) frees a closure's handle and its schemes. */
+/* nx_scheme_handle_free(h) frees a closure's handle and its schemes; a
+   NULL h does nothing. */
 NX_API void nx_scheme_handle_free(nx_scheme_handle *h);
 
 /* Events: a pattern's scheme was traced (label), left unschemed (label,
@@ -250,9 +252,15 @@ typedef struct nx_scheme_registration_times {
   int64_t trace_ns, instantiate_ns, check_ns, body_ns;
 } nx_scheme_registration_times;
 
+/* nx_scheme_registration_counts_get() is the counts now (the seed's
+   registration_counts); it cannot fail. Safe from any thread. */
 NX_API nx_scheme_registration_counts nx_scheme_registration_counts_get(void);
+/* nx_scheme_reset_registration_counts() sets every count to 0; it cannot fail. */
 NX_API void nx_scheme_reset_registration_counts(void);
+/* nx_scheme_registration_times_get() is the times now (the seed's
+   registration_times); it cannot fail. Safe from any thread. */
 NX_API nx_scheme_registration_times nx_scheme_registration_times_get(void);
+/* nx_scheme_reset_registration_times() sets every time to 0; it cannot fail. */
 NX_API void nx_scheme_reset_registration_times(void);
 
 /* ---- Checking a definition --------------------------------------------- */

@@ -60,6 +60,11 @@ bool nx_layout_is_distinct(const nx_layout *l) {
 
 bool nx_layout_identical(const nx_layout *a, int wa, const nx_layout *b, int wb) {
   if (nx__layout_check("nx_layout_identical", "a", a) || nx__layout_check("nx_layout_identical", "b", b)) return false;
+  if (!nx__layout_width(wa) || !nx__layout_width(wb)) {
+    nx__fail(NX_EINVAL, "nx_layout_identical: widths %d and %d are not each a dtype's (1, 4, 8, 16, 32, 64 or 128)", wa,
+             wb);
+    return false;
+  }
   if (wa != wb || a->rank != b->rank) return false;
   for (int j = 0; j < a->rank; j++)
     if (a->extent[j] != b->extent[j]) return false;

@@ -258,6 +258,9 @@ int nx_buffer_wait(nx_buffer *b, nx_access access) {
   static const char fn[] = "nx_buffer_wait";
   char t[160];
   if (!b) return nx__fail(NX_EINVAL, "%s: the buffer is NULL", fn);
+  if (access < NX_ACCESS_READ || access > NX_ACCESS_READ_WRITE)
+    return nx__fail(NX_EINVAL, "%s: access %d of %s is none of NX_ACCESS_READ, _WRITE and _READ_WRITE", fn, (int)access,
+                    nx__buffer_text(b, t, sizeof t));
   if (nx_buffer_dead(b)) return nx__fail(NX_EINVAL, "%s: %s is dead (%s)", fn, nx__buffer_text(b, t, sizeof t), nx__memory_reason(b->mem));
   return wait_for(fn, b, access);
 }

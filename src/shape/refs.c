@@ -177,7 +177,7 @@ int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_ref *la
   if (large->st->kind == ROW || small->st->kind == ROW)
     return nx__fail(NX_EINVAL, "%s: Shape.set_scale: requires two dimension variables; got at least one row variable "
                     "(labels %s, %s)", fn, large->label, small->label);
-  if (factor == 1) return nx_shape_ref_set_equal(s, large, small);
+  if (factor == 1) return nx__shape_fail_as(fn, nx_shape_ref_set_equal(s, large, small)); /* named for the call */
   int64_t l = 0, m = 0;
   bool kl = known(s, large, &l), km = known(s, small, &m);
   if (kl && km) {

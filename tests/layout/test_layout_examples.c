@@ -303,6 +303,8 @@ static void facts(void) {
   b = mk(2, A(2, 1), A(3, 9), 4);
   CHECK(nx_layout_identical(&a, 8, &b, 8), "strides of extent-1 axes do not matter");
   CHECK(!nx_layout_identical(&a, 8, &b, 16), "widths differ");
+  CHECK(!nx_layout_identical(&a, 3, &a, 3) && strstr(nx_error_message(), "nx_layout_identical: widths 3 and 3") != NULL,
+        "a width that is no dtype's: %s", nx_error_message());
   b = mk(2, A(2, 1), A(3, 9), 5);
   CHECK(!nx_layout_identical(&a, 8, &b, 8), "offsets differ");
   b = mk(2, A(1, 2), A(5, 3), 4);

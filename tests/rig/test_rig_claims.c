@@ -93,6 +93,8 @@ static void rules(void) {
   CHECK(strstr(nx_error_message(), "nx_rig_release: buffer 0 of 1 holds no claim") != NULL, "a third release: %s",
         nx_error_message());
   CHECK(nx_buffer_wait(rw, NX_ACCESS_READ_WRITE) == 0, "a wait after the refused release");
+  CHECK(nx_buffer_wait(rw, (nx_access)999) == NX_EINVAL && strstr(nx_error_message(), "nx_buffer_wait: access 999") != NULL,
+        "a wait for no access: %s", nx_error_message());
   CHECK(nx_rig_claim(1, l5, w5, a) == 0, "claimed again");
   nx_rig_release(1, l5, w5);
   CHECK(nx_buffer_hold_exclusive(rw) == 0 && nx_buffer_unhold(rw) == 0, "one claim, one release, nothing left");

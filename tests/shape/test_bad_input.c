@@ -97,9 +97,22 @@ static void release_null(void) {
   nx_buffer_release(b);
 }
 
+/* set_scale with factor 1 is set_equal, but its refusal names the function
+   called. */
+static void scale_one_named(void) {
+  nx_shape_session *s;
+  CHECK(nx_shape_session_new(&s) == 0, "session");
+  nx_shape_ref *a = nx_shape_ref_new(s, "a"), *b = nx_shape_ref_new(s, "b");
+  CHECK(nx_shape_ref_set_scale(s, 1, a, b) == NX_EINVAL && says("nx_shape_ref_set_scale: ") &&
+            !says("nx_shape_ref_set_equal") && says("insufficient information between labels a and b"),
+        "set_scale by 1 of two unbound references: %s", nx_error_message());
+  nx_shape_session_free(s);
+}
+
 int main(void) {
   other_session();
   lists_and_counts();
   release_null();
+  scale_one_named();
   return check_done();
 }
