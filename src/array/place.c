@@ -73,8 +73,15 @@ static int place_bytes(nx_buffer *dst, int64_t doff, nx_buffer *src, int64_t sof
 
 /* Copies every element of src (over host memory sbase, positions less sshift)
    to dst's position (over dbase, less dshift), in C order of indices. */
-static void gather(nx_dtype dt, const nx_layout *sl, const uint8_t *sbase, int64_t sshift, const nx_layout *dl,
+static void gather(nx_dtype dt, const nx_layout *sl0, const uint8_t *sbase, int64_t sshift, const nx_layout *dl0,
                    uint8_t *dbase, int64_t dshift) {
+  /* An axis of stride 0 in both (a broadcast the copy keeps) reads one
+     element and writes one place at every index along it: walked once, so
+     that a broadcast of 2^60 indices over a few bytes copies a few bytes. */
+  nx_layout sv = *sl0, dv = *dl0;
+  const nx_layout *sl = &sv, *dl = &dv;
+  for (int j = 0; j < sv.rank; j++)
+    if (sv.stride[j] == 0 && dv.stride[j] == 0) sv.extent[j] = dv.extent[j] = 1;
   int64_t si[NX_MAX_RANK] = {0}, di[NX_MAX_RANK] = {0}, ps = sl->offset - sshift, pd = dl->offset - dshift;
   uint8_t b[16];
   do {

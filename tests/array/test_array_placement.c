@@ -359,6 +359,39 @@ static void test_borrow(void) {
     }
 }
 
+/* A broadcast of 2^60 indices over a few bytes copies those bytes: the copy
+   keeps the stride-0 axis, so an index along it is copied once (it visited
+   every index, and this call did not return). On every device. */
+static void test_huge_broadcast(void) {
+  for (int k = 0; k < 4; k++) {
+    nx_buffer *b = NULL;
+    int64_t e[2] = {(int64_t)1 << 60, 2}, st[2] = {0, 5};
+    nx_layout l;
+    nx_array *a = NULL, *r = NULL;
+    CHECK(nx_buffer_create(R.host, NX_MEMORY_HOST, NX_ACCESS_READ_WRITE, 64, &b) == 0 &&
+              nx_buffer_wait(b, NX_ACCESS_WRITE) == 0 && nx_layout_make(2, e, st, 2, &l) == 0 &&
+              nx_array_v(NX_UINT16, &l, b, &a) == 0,
+          "a broadcast view: %s", nx_error_message());
+    if (!a) continue;
+    uint16_t *m = nx_buffer_host_address(b);
+    m[2] = 9, m[7] = 77;
+    CHECK(nx_array_to_device(DEV[k], a, &r) == 0, "%s: to_device: %s", DEVN[k], nx_error_message());
+    if (r && k) { /* and back to the host, broadcast still, to read it */
+      nx_array *back = NULL;
+      CHECK(nx_array_to_device(R.host, r, &back) == 0, "%s: back to the host: %s", DEVN[k], nx_error_message());
+      nx_array_free(r);
+      r = back;
+    }
+    nx_value v = {0}, w = {0};
+    int64_t i0[2] = {((int64_t)1 << 60) - 1, 1}, i1[2] = {12345, 0};
+    CHECK(r && nx_array_get(r, i0, &v) == 0 && nx_array_get(r, i1, &w) == 0 && v.u == 77 && w.u == 9 &&
+              nx_array_layout(r)->stride[0] == 0,
+          "%s: the copy holds 77 and 9, broadcast: %llu %llu (%s)", DEVN[k], (unsigned long long)v.u, (unsigned long long)w.u,
+          nx_error_message());
+    nx_array_free(r), nx_array_free(a), nx_buffer_free(b);
+  }
+}
+
 int main(void) {
   double t0 = now_s();
   if (arr_need_devices(&R)) return check_done();
@@ -369,6 +402,7 @@ int main(void) {
   double t2 = now_s();
   test_copy();
   test_borrow();
+  test_huge_broadcast();
   printf("to_device %ld (%.2f s), transfer %ld (%.2f s), copy %ld (%ld refused: sub-byte off host), borrow %ld (%ld "
          "None); %.2f s\n",
          n_to_device, t1 - t0, n_transfer, t2 - t1, n_copy, n_copy_refused, n_borrow, n_borrow_none, now_s() - t0);
