@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "lines.h"
+#include "ops.h"
 #include "vsum.h"
 
 #define NX__LEAF 4096
@@ -56,11 +57,8 @@ static void combine(const rctx *c, acc *a, acc b) {
     return;
   case PROD:
     if (k == NX_KIND_FLOAT) a->v.f *= b.v.f;
-    else if (k == NX_KIND_COMPLEX) {
-      double re = a->v.c.re * b.v.c.re - a->v.c.im * b.v.c.im, im = a->v.c.re * b.v.c.im + a->v.c.im * b.v.c.re;
-      a->v.c.re = re;
-      a->v.c.im = im;
-    } else a->v.u *= b.v.u;
+    else if (k == NX_KIND_COMPLEX) a->v = nx__bop_apply(NX__MUL, NX_COMPLEX128, a->v, b.v); /* nx_mul's Annex G product */
+    else a->v.u *= b.v.u;
     return;
   case ANY: a->v.u |= b.v.u; return;
   case ALL: a->v.u &= b.v.u; return;

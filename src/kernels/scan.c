@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "lines.h"
+#include "ops.h"
 
 typedef enum lop { ARGMAX, ARGMIN, CUMSUM, CUMPROD, CUMMAX, CUMMIN } lop;
 
@@ -79,11 +80,8 @@ static void scan_each(void *vc, const nx__arg *zrun, int64_t i, int64_t xp) {
         break;
       case CUMPROD:
         if (k == NX_KIND_FLOAT) a.f *= v.f;
-        else if (k == NX_KIND_COMPLEX) {
-          double re = a.c.re * v.c.re - a.c.im * v.c.im, im = a.c.re * v.c.im + a.c.im * v.c.re;
-          a.c.re = re;
-          a.c.im = im;
-        } else a.u *= v.u;
+        else if (k == NX_KIND_COMPLEX) a = nx__bop_apply(NX__MUL, NX_COMPLEX128, a, v); /* nx_mul's Annex G product */
+        else a.u *= v.u;
         break;
       default:
         if (scan_moves(c->op == CUMMAX, k, a, v)) a = v;

@@ -3,7 +3,9 @@
    ulp of the correctly rounded one), integer sums wrapping, min/max with
    NaN, any/all, argmax/argmin first occurrence, cumsum against a loop, pad
    and cat against element reads, and nx_cast through the door. */
+#include <math.h>
 #include <mpfr.h>
+#include <string.h>
 
 #include "kernels_common.h"
 
@@ -193,6 +195,33 @@ static void check_axis_messages(uint64_t *seed) {
   nx_array_free(x);
 }
 
+/* Complex prod and cumprod multiply as nx_mul does (C's Annex G, which
+   recovers infinities): 1j x (inf+inf j) is -inf+inf j, and the product of
+   inf+inf j alone (from 1+0i) is itself, not nan+nan j. */
+static bool same_c(nx_value a, double re, double im) {
+  return !memcmp(&a.c.re, &re, sizeof re) && !memcmp(&a.c.im, &im, sizeof im);
+}
+static void check_complex_prod(void) {
+  for (int w = 0; w < 2; w++) {
+    nx_dtype dt = w ? NX_COMPLEX128 : NX_COMPLEX64;
+    nx_value v[2];
+    memset(v, 0, sizeof v);
+    v[0].c.im = 1, v[1].c.re = v[1].c.im = INFINITY;
+    int64_t n2[1] = {2}, n1[1] = {1}, i1[1] = {1};
+    nx_array *x = NULL, *one = NULL, *p = NULL, *q = NULL, *c = NULL;
+    CHECK(nx_array_of_array(dt, n2, 1, v, 2, &x) == 0 && nx_array_of_array(dt, n1, 1, v + 1, 1, &one) == 0, "arrays");
+    int ax[1] = {0};
+    nx_value r = {0}, t = {0}, u = {0};
+    CHECK(nx_prod_new(&p, x, ax, 1, false) == 0 && nx_array_get(p, NULL, &r) == 0 && same_c(r, -INFINITY, INFINITY),
+          "%s prod [1j, inf+inf j]: %g%+gj, not -inf+inf j", nx_dtype_name(dt), r.c.re, r.c.im);
+    CHECK(nx_cumprod_new(&c, x, 0) == 0 && nx_array_get(c, i1, &t) == 0 && same_c(t, -INFINITY, INFINITY),
+          "%s cumprod [1j, inf+inf j]: %g%+gj", nx_dtype_name(dt), t.c.re, t.c.im);
+    CHECK(nx_prod_new(&q, one, ax, 1, false) == 0 && nx_array_get(q, NULL, &u) == 0 && same_c(u, INFINITY, INFINITY),
+          "%s prod [inf+inf j]: %g%+gj", nx_dtype_name(dt), u.c.re, u.c.im);
+    nx_array_free(x), nx_array_free(one), nx_array_free(p), nx_array_free(q), nx_array_free(c);
+  }
+}
+
 int main(void) {
   uint64_t seed = 9;
   check_sum_exact(&seed);
@@ -200,5 +229,6 @@ int main(void) {
   check_nan_any_all();
   check_assembly_cast(&seed);
   check_axis_messages(&seed);
+  check_complex_prod();
   return check_done();
 }
