@@ -52,7 +52,7 @@ typedef enum nx_io_format {
 } nx_io_format;
 
 /* nx_io_format_name(fmt) is "npy", "npz", "safetensors" or "gguf", or NULL
-   for another value. */
+   for another value (the message then names the function and the value). */
 NX_API const char *nx_io_format_name(nx_io_format fmt);
 
 /* nx_io_format_of_path(path, &fmt) sets fmt to the format that path's

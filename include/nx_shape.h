@@ -270,7 +270,8 @@ NX_API const nx_row *nx_shape_row_subst(nx_shape_session *s, const nx_row *r);
 
 /* Reading a row: its flank lengths, a dim of either flank, and its row
    variable (0 when closed). A NULL row reads as closed and empty (0 or
-   NULL) with the message set; an index out of range gives NULL. */
+   NULL) with the message set; an index out of range gives NULL, the
+   message naming the function and the index. */
 NX_API int nx_row_beg_count(const nx_row *r);
 NX_API int nx_row_dims_count(const nx_row *r);
 NX_API const nx_dim *nx_row_beg_dim(const nx_row *r, int i);
@@ -671,7 +672,7 @@ NX_API int nx_shape_ref_set_scale(nx_shape_session *s, int64_t factor, nx_shape_
 
 /* nx_tensor_row(t, kind) is t's row of that kind, as built (read it under the
    solution with nx_shape_row_subst); nx_tensor_label(t) its label. NULL for
-   a NULL tensor (the message set) or a kind out of range. */
+   a NULL tensor or a kind out of range, the message set. */
 NX_API const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind);
 NX_API const char *nx_tensor_label(const nx_tensor *t);
 

@@ -25,7 +25,7 @@ const char *nx_io_format_name(nx_io_format fmt) {
     case NX_IO_SAFETENSORS: return "safetensors";
     case NX_IO_GGUF: return "gguf";
   }
-  return NULL;
+  return nx__fail(NX_EINVAL, "nx_io_format_name: %d is no nx_io_format", (int)fmt), NULL;
 }
 
 int nx_io_format_of_path(const char *path, nx_io_format *fmt) {

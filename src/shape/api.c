@@ -113,10 +113,15 @@ static bool no_row(const nx_row *r, const char *fn) {
 }
 int nx_row_beg_count(const nx_row *r) { return no_row(r, "nx_row_beg_count") ? 0 : r->nbeg; }
 int nx_row_dims_count(const nx_row *r) { return no_row(r, "nx_row_dims_count") ? 0 : r->ndims; }
-const nx_dim *nx_row_beg_dim(const nx_row *r, int i) {
-  return !no_row(r, "nx_row_beg_dim") && i >= 0 && i < r->nbeg ? r->beg[i] : NULL;
+/* The i-th of n dims, or NULL with a message naming fn for an index out of range. */
+static const nx_dim *nth(const char *fn, const nx_dim *const *d, int n, int i) {
+  if (i >= 0 && i < n) return d[i];
+  return nx__fail(NX_EINVAL, "%s: index %d is out of range for a row of %d such dims", fn, i, n), NULL;
 }
-const nx_dim *nx_row_dim(const nx_row *r, int i) { return !no_row(r, "nx_row_dim") && i >= 0 && i < r->ndims ? r->dims[i] : NULL; }
+const nx_dim *nx_row_beg_dim(const nx_row *r, int i) {
+  return no_row(r, "nx_row_beg_dim") ? NULL : nth("nx_row_beg_dim", r->beg, r->nbeg, i);
+}
+const nx_dim *nx_row_dim(const nx_row *r, int i) { return no_row(r, "nx_row_dim") ? NULL : nth("nx_row_dim", r->dims, r->ndims, i); }
 int nx_row_var(const nx_row *r) { return no_row(r, "nx_row_var") ? 0 : r->var; }
 
 static int add(nx_shape_session *s, const char *fn, const nx__cons *c, bool ok) {

@@ -432,7 +432,8 @@ int nx_tensor_set_equal(nx_shape_session *s, nx_tensor *a, nx_tensor *b) {
 
 const nx_row *nx_tensor_row(const nx_tensor *t, enum nx_axis_kind kind) {
   if (!t) return nx__fail(NX_EINVAL, "nx_tensor_row: the tensor is NULL"), NULL;
-  return kind >= NX_AXIS_BATCH && kind <= NX_AXIS_OUTPUT ? t->rows[kind] : NULL;
+  if (kind >= NX_AXIS_BATCH && kind <= NX_AXIS_OUTPUT) return t->rows[kind];
+  return nx__fail(NX_EINVAL, "nx_tensor_row: %d is no axis kind (batch, input or output) of %s", (int)kind, t->label), NULL;
 }
 
 const char *nx_tensor_label(const nx_tensor *t) {

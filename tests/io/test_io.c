@@ -545,6 +545,9 @@ static void edges(void) {
 }
 
 int main(void) {
+  CHECK(!strcmp(nx_io_format_name(NX_IO_GGUF), "gguf") && nx_io_format_name((nx_io_format)99) == NULL &&
+            strstr(nx_error_message(), "nx_io_format_name: 99 is no nx_io_format"),
+        "format names: %s", nx_error_message());
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/nx-test-io-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) return skip("cannot make a temporary folder");

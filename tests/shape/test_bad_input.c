@@ -109,10 +109,25 @@ static void scale_one_named(void) {
   nx_shape_session_free(s);
 }
 
+/* Out-of-range queries answer NULL and say why, naming the function. */
+static void queries_out_of_range(void) {
+  nx_shape_session *s;
+  nx_tensor *t;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "x", "", "", "3", &t) == 0, "session");
+  CHECK(nx_tensor_row(t, (enum nx_axis_kind)7) == NULL && says("nx_tensor_row: 7 is no axis kind"), "kind 7: %s",
+        nx_error_message());
+  const nx_row *r = nx_tensor_row(t, NX_AXIS_OUTPUT);
+  CHECK(r && nx_row_dim(r, 1) == NULL && says("nx_row_dim: index 1 is out of range for a row of 1"), "dim 1 of one: %s",
+        nx_error_message());
+  CHECK(r && nx_row_beg_dim(r, -1) == NULL && says("nx_row_beg_dim: index -1"), "beg dim -1: %s", nx_error_message());
+  nx_shape_session_free(s);
+}
+
 int main(void) {
   other_session();
   lists_and_counts();
   release_null();
   scale_one_named();
+  queries_out_of_range();
   return check_done();
 }
