@@ -68,36 +68,53 @@ int nx_cmd_no_arguments(int argc, char **argv) {
   return NX_EXIT_USAGE;
 }
 
+/* Frees what spelled made: the strings it allocated (those not among the
+   given arguments) and the array. */
+static void unspell(char **out, int n, char **given, int ngiven) {
+  for (int k = 0; k < n; k++) {
+    bool ours = true;
+    for (int j = 0; j < ngiven && ours; j++) ours = out[k] != given[j];
+    if (ours) free(out[k]);
+  }
+  free(out);
+}
+
+/* A fresh string of prefix and then the n bytes of a; NULL: out of memory. */
+static char *joined(const char *prefix, const char *a, size_t n) {
+  size_t p = strlen(prefix);
+  char *r = malloc(p + n + 1);
+  if (r) {
+    memcpy(r, prefix, p);
+    memcpy(r + p, a, n);
+    r[p + n] = 0;
+  }
+  return r;
+}
+
 /* The arguments in the one spelling the commands read: `--opt=value` is
    `--opt value`, and after `--` an argument that starts with '-' is a file
    name, given as `./name` (the same file) so that no command takes it for
-   an option. NULL: out of memory. The strings live until the process ends. */
+   an option. NULL: out of memory. unspell frees what it made. */
 static char **spelled(int *argc, char **argv) {
   char **out = malloc(sizeof *out * (2 * (size_t)*argc + 1));
   int n = 0;
-  bool names = false;
-  for (int k = 0; out && k < *argc; k++) {
+  bool names = false, ok = out != NULL;
+  for (int k = 0; ok && k < *argc; k++) {
     const char *a = argv[k], *eq = strchr(a, '=');
     if (k >= 2 && !names && !strcmp(a, "--")) {
       names = true;
     } else if (k >= 2 && !names && a[0] == '-' && a[1] == '-' && eq && eq > a + 2) {
-      char *opt = malloc((size_t)(eq - a) + 1);
-      if (!opt) return NULL;
-      memcpy(opt, a, (size_t)(eq - a));
-      opt[eq - a] = 0;
-      out[n++] = opt;
-      out[n++] = (char *)eq + 1;
+      ok = (out[n++] = joined("", a, (size_t)(eq - a))) && (out[n++] = joined("", eq + 1, strlen(eq + 1)));
     } else if (names && a[0] == '-') {
-      char *p = malloc(strlen(a) + 3);
-      if (!p) return NULL;
-      memcpy(p, "./", 2);
-      strcpy(p + 2, a);
-      out[n++] = p;
+      ok = (out[n++] = joined("./", a, strlen(a))) != NULL;
     } else {
       out[n++] = argv[k];
     }
   }
-  if (!out) return NULL;
+  if (!ok) {
+    if (out) unspell(out, n - 1, argv, *argc); /* the last entry is the NULL that failed */
+    return NULL;
+  }
   out[n] = NULL;
   *argc = n;
   return out;
@@ -141,6 +158,8 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++) {
     if (strcmp(argv[1], commands[i].name)) continue;
+    int given = argc;
+    char **orig = argv;
     if (!(argv = spelled(&argc, argv))) {
       fprintf(stderr, "nx %s: out of memory\n", commands[i].name);
       return NX_EXIT_FAILED;
@@ -148,9 +167,12 @@ int main(int argc, char **argv) {
     for (int k = 2; k < argc && commands[i].help; k++)
       if (is_help(argv[k])) {
         fputs(commands[i].help, stdout);
-        return flushed(argv[1], NX_EXIT_DONE);
+        unspell(argv, argc, orig, given);
+        return flushed(commands[i].name, NX_EXIT_DONE);
       }
-    return flushed(argv[1], commands[i].run(argc - 1, argv + 1));
+    int status = flushed(argv[1], commands[i].run(argc - 1, argv + 1));
+    unspell(argv, argc, orig, given);
+    return status;
   }
   fprintf(stderr, "nx: unknown command '%s'\n", argv[1]);
   usage(stderr);
