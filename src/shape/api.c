@@ -124,30 +124,32 @@ const nx_dim *nx_row_beg_dim(const nx_row *r, int i) {
 const nx_dim *nx_row_dim(const nx_row *r, int i) { return no_row(r, "nx_row_dim") ? NULL : nth("nx_row_dim", r->dims, r->ndims, i); }
 int nx_row_var(const nx_row *r) { return no_row(r, "nx_row_var") ? 0 : r->var; }
 
-static int add(nx_shape_session *s, const char *fn, const nx__cons *c, bool ok) {
-  if (!s || !ok) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);
+/* ok false: refused, `what` saying why (the session aside). */
+static int add(nx_shape_session *s, const char *fn, const nx__cons *c, bool ok, const char *what) {
+  if (!s) return nx__fail(NX_EINVAL, "%s: the session is NULL", fn);
+  if (!ok) return nx__fail(NX_EINVAL, "%s: %s", fn, what);
   return nx__shape_push(s, &s->pending, c) ? NOMEM(fn) : 0;
 }
 
 int nx_shape_add_dim_eq(nx_shape_session *s, const nx_dim *a, const nx_dim *b, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_DIM_EQ, .d1 = a, .d2 = b, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_dim_eq", &c, a && b);
+  return add(s, "nx_shape_add_dim_eq", &c, a && b, "a or b is NULL");
 }
 int nx_shape_add_dim_ineq(nx_shape_session *s, const nx_dim *res, const nx_dim *opnd, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_DIM_INEQ, .d1 = res, .d2 = opnd, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_dim_ineq", &c, res && opnd);
+  return add(s, "nx_shape_add_dim_ineq", &c, res && opnd, "res or opnd is NULL");
 }
 int nx_shape_add_row_eq(nx_shape_session *s, const nx_row *a, const nx_row *b, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_ROW_EQ, .r1 = a, .r2 = b, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_row_eq", &c, a && b);
+  return add(s, "nx_shape_add_row_eq", &c, a && b, "a or b is NULL");
 }
 int nx_shape_add_row_ineq(nx_shape_session *s, const nx_row *res, const nx_row *opnd, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_ROW_INEQ, .r1 = res, .r2 = opnd, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_row_ineq", &c, res && opnd);
+  return add(s, "nx_shape_add_row_ineq", &c, res && opnd, "res or opnd is NULL");
 }
 int nx_shape_add_at_least(nx_shape_session *s, const nx_dim *d, int64_t n, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_AT_LEAST, .d1 = d, .n = n, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_at_least", &c, d != NULL);
+  return add(s, "nx_shape_add_at_least", &c, d != NULL, "the dim is NULL");
 }
 
 static const nx_row **copy_rows(nx_shape_session *s, const nx_row *const *rows, int n) {
@@ -172,7 +174,7 @@ int nx_shape_add_total_elems(nx_shape_session *s, const nx_row *const *rows, int
     c.rows = copy_rows(s, rows, n);
     c.o = nx__shape_origin_make(s, o);
   }
-  return add(s, "nx_shape_add_total_elems", &c, ok);
+  return add(s, "nx_shape_add_total_elems", &c, ok, "the rows (fewer than 1, or one NULL) or the total (negative) are none");
 }
 
 int nx_shape_add_total_dim(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *d,
@@ -183,7 +185,7 @@ int nx_shape_add_total_dim(nx_shape_session *s, const nx_row *const *rows, int n
     c.rows = copy_rows(s, rows, n);
     c.o = nx__shape_origin_make(s, o);
   }
-  return add(s, "nx_shape_add_total_dim", &c, ok);
+  return add(s, "nx_shape_add_total_dim", &c, ok, "the rows (fewer than 1, or one NULL) or the dim (NULL) are none");
 }
 
 int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, const nx_dim *const *dims, int ndims,
@@ -196,21 +198,21 @@ int nx_shape_add_exact(nx_shape_session *s, const nx_row *const *rows, int n, co
     c.ex = nx__shape_row_new(s, NULL, 0, dims, ndims, 0);
     c.o = nx__shape_origin_make(s, o);
   }
-  return add(s, "nx_shape_add_exact", &c, ok);
+  return add(s, "nx_shape_add_exact", &c, ok, "the rows (fewer than 1, or one NULL) or the dims (a negative count, or one NULL) are none");
 }
 
 int nx_shape_add_terminal_dim(nx_shape_session *s, bool is_param, const nx_dim *d, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_TERM_DIM, .d1 = d, .is_param = is_param, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_terminal_dim", &c, d != NULL);
+  return add(s, "nx_shape_add_terminal_dim", &c, d != NULL, "the dim is NULL");
 }
 int nx_shape_add_terminal_row(nx_shape_session *s, bool is_param, const nx_row *r, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_TERM_ROW, .r1 = r, .is_param = is_param, .o = s ? nx__shape_origin_make(s, o) : NULL};
   if (s && r && is_param && r->var) NX__VAR(s, r->var)->is_param = true;
-  return add(s, "nx_shape_add_terminal_row", &c, r != NULL);
+  return add(s, "nx_shape_add_terminal_row", &c, r != NULL, "the row is NULL");
 }
 int nx_shape_add_shape_row(nx_shape_session *s, const nx_row *r, const nx_shape_origin *o) {
   nx__cons c = {.kind = NX__C_SHAPE_ROW, .r1 = r, .o = s ? nx__shape_origin_make(s, o) : NULL};
-  return add(s, "nx_shape_add_shape_row", &c, r != NULL);
+  return add(s, "nx_shape_add_shape_row", &c, r != NULL, "the row is NULL");
 }
 
 /* Runs one stage to its fixed point: the queue and what was deferred, then

@@ -123,9 +123,12 @@ static int finish_op(nx_shape_session *s, const char *fn, nx_tensor *t, nx_tenso
   return 0;
 }
 
-#define CHECK_ARGS(fn, cond)                                                               \
+/* what: why cond fails. */
+#define CHECK_ARGS(fn, cond, what)                                                         \
   do {                                                                                     \
-    if (!s || !out || !(cond)) return nx__fail(NX_EINVAL, "%s: NULL argument", fn);        \
+    if (!s) return nx__fail(NX_EINVAL, "%s: the session is NULL", fn);                     \
+    if (!out) return nx__fail(NX_EINVAL, "%s: the result pointer is NULL", fn);            \
+    if (!(cond)) return nx__fail(NX_EINVAL, "%s: %s", fn, what);                           \
     if (s->tainted)                                                                        \
       return nx__fail(NX_EINVAL, "%s: the session is tainted by an earlier shape error: %s", fn, s->taint); \
   } while (0)
@@ -162,7 +165,7 @@ static int leaf(nx_shape_session *s, const char *fn, const char *label, bool is_
 
 int nx_tensor_term(nx_shape_session *s, const char *label, const char *batch, const char *input, const char *output,
                    nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_term", 1);
+  CHECK_ARGS("nx_tensor_term", 1, "");
   const char *axes[3] = {batch, input, output};
   nx_tensor *t;
   int rc = leaf(s, "nx_tensor_term", label, false, axes, out, &t);
@@ -170,7 +173,7 @@ int nx_tensor_term(nx_shape_session *s, const char *label, const char *batch, co
 }
 
 int nx_tensor_param(nx_shape_session *s, const char *label, const char *input, const char *output, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_param", 1);
+  CHECK_ARGS("nx_tensor_param", 1, "");
   const char *axes[3] = {"", input, output};
   nx_tensor *t;
   int rc = leaf(s, "nx_tensor_param", label, true, axes, out, &t);
@@ -190,7 +193,7 @@ static int total_elems(nx_shape_session *s, const char *fn, nx_tensor *t, int64_
 
 int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const char *batch, const char *input,
                    const char *output, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_fill", total >= 0);
+  CHECK_ARGS("nx_tensor_fill", total >= 0, "the total is negative");
   const char *axes[3] = {batch, input, output};
   nx_tensor *t;
   int rc = leaf(s, "nx_tensor_fill", label, false, axes, out, &t);
@@ -202,7 +205,7 @@ int nx_tensor_fill(nx_shape_session *s, const char *label, int64_t total, const 
 int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, bool is_param, int64_t total,
                       nx_tensor **out) {
   static const char *fn = "nx_tensor_of_spec";
-  CHECK_ARGS(fn, spec && total >= -1);
+  CHECK_ARGS(fn, spec && total >= -1, spec ? "the total is below -1" : "the spec is NULL");
   int vars[3];
   nx_tensor *t = tensor_node(s, label, 0u, vars);
   if (!t) return nx__fail(NX_ENOMEM, "%s: out of memory", fn);
@@ -229,7 +232,7 @@ int nx_tensor_of_spec(nx_shape_session *s, const char *label, const char *spec, 
 
 int nx_tensor_param_fill(nx_shape_session *s, const char *label, int64_t total, const char *input, const char *output,
                          nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_param_fill", total >= 0);
+  CHECK_ARGS("nx_tensor_param_fill", total >= 0, "the total is negative");
   const char *axes[3] = {"", input, output};
   nx_tensor *t;
   int rc = leaf(s, "nx_tensor_param_fill", label, true, axes, out, &t);
@@ -253,18 +256,18 @@ static int pointwise(nx_shape_session *s, const char *fn, const char *op, nx_ten
 }
 
 int nx_tensor_unary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_unary", a);
+  CHECK_ARGS("nx_tensor_unary", a, "a is NULL");
   return pointwise(s, "nx_tensor_unary", op ? op : "unary", &a, 1, out);
 }
 
 int nx_tensor_binary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_binary", a && b);
+  CHECK_ARGS("nx_tensor_binary", a && b, a ? "b is NULL" : "a is NULL");
   nx_tensor *args[2] = {a, b};
   return pointwise(s, "nx_tensor_binary", op ? op : "binary", args, 2, out);
 }
 
 int nx_tensor_ternary(nx_shape_session *s, const char *op, nx_tensor *a, nx_tensor *b, nx_tensor *c, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_ternary", a && b && c);
+  CHECK_ARGS("nx_tensor_ternary", a && b && c, !a ? "a is NULL" : !b ? "b is NULL" : "c is NULL");
   nx_tensor *args[3] = {a, b, c};
   return pointwise(s, "nx_tensor_ternary", op ? op : "ternary", args, 3, out);
 }
@@ -288,17 +291,17 @@ static int compose(nx_shape_session *s, const char *fn, const char *op, nx_tenso
 }
 
 int nx_tensor_compose(nx_shape_session *s, nx_tensor *a, nx_tensor *b, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_compose", a && b);
+  CHECK_ARGS("nx_tensor_compose", a && b, a ? "b is NULL" : "a is NULL");
   return compose(s, "nx_tensor_compose", "*", a, b, NULL, out);
 }
 
 int nx_tensor_compose_accumulate(nx_shape_session *s, nx_tensor *a, nx_tensor *b, nx_tensor *d, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_compose_accumulate", a && b && d);
+  CHECK_ARGS("nx_tensor_compose_accumulate", a && b && d, !a ? "a is NULL" : !b ? "b is NULL" : "d is NULL");
   return compose(s, "nx_tensor_compose_accumulate", "*+", a, b, d, out);
 }
 
 int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_transpose", a);
+  CHECK_ARGS("nx_tensor_transpose", a, "a is NULL");
   nx_tensor *t = op_node(s, "transpose");
   if (!t) return nx__fail(NX_ENOMEM, "nx_tensor_transpose: out of memory");
   if (ineq(s, "transpose", t, NX_AXIS_BATCH, a, NX_AXIS_BATCH) || ineq(s, "transpose", t, NX_AXIS_INPUT, a, NX_AXIS_OUTPUT) ||
@@ -308,7 +311,7 @@ int nx_tensor_transpose(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
 }
 
 int nx_tensor_batch_slice(nx_shape_session *s, nx_tensor *a, nx_tensor **out) {
-  CHECK_ARGS("nx_tensor_batch_slice", a);
+  CHECK_ARGS("nx_tensor_batch_slice", a, "a is NULL");
   nx_tensor *t = op_node(s, "batch_slice");
   int v = nx__shape_new_var(s, false, NULL);
   if (!t || v < 0) return nx__fail(NX_ENOMEM, "nx_tensor_batch_slice: out of memory");
@@ -336,7 +339,7 @@ int nx__shape_einsum(nx_shape_session *s, const char *fn, bool block, const char
                      nx_tensor *const *args, int n, nx_tensor **out) {
   if (n < 1 || n > NX_SHAPE_MAX_OPERANDS)
     return nx__fail(NX_EINVAL, "%s: %d operands, not 1 to %d", fn, n, NX_SHAPE_MAX_OPERANDS);
-  CHECK_ARGS(fn, spec && args);
+  CHECK_ARGS(fn, spec && args, spec ? "args is NULL" : "the spec is NULL");
   for (int i = 0; i < n; i++)
     if (!args[i]) return nx__fail(NX_EINVAL, "%s: operand %d is NULL", fn, i);
   nx_tensor *t = op_node(s, block ? "concat" : n == 1 ? "permute" : "einsum");

@@ -109,6 +109,28 @@ static void scale_one_named(void) {
   nx_shape_session_free(s);
 }
 
+/* A refused argument is named: which pointer is NULL, which count is bad. */
+static void which_argument(void) {
+  nx_shape_session *s;
+  nx_tensor *t, *z = NULL;
+  CHECK(nx_shape_session_new(&s) == 0 && nx_tensor_term(s, "x", "", "", "3", &t) == 0, "session");
+  CHECK(nx_tensor_binary(s, "+", t, NULL, &z) == NX_EINVAL && says("nx_tensor_binary: b is NULL") && !z, "b: %s",
+        nx_error_message());
+  CHECK(nx_tensor_binary(s, "+", t, t, NULL) == NX_EINVAL && says("nx_tensor_binary: the result pointer is NULL"),
+        "out: %s", nx_error_message());
+  CHECK(nx_tensor_binary(NULL, "+", t, t, &z) == NX_EINVAL && says("nx_tensor_binary: the session is NULL"), "s: %s",
+        nx_error_message());
+  CHECK(nx_tensor_fill(s, "f", -1, NULL, NULL, NULL, &z) == NX_EINVAL && says("nx_tensor_fill: the total is negative"), "total: %s",
+        nx_error_message());
+  const nx_row *r = nx_tensor_row(t, NX_AXIS_OUTPUT);
+  CHECK(nx_shape_add_total_elems(s, &r, 1, -1, NULL) == NX_EINVAL && says("nx_shape_add_total_elems: the rows") &&
+            says("the total (negative)"),
+        "total elems -1: %s", nx_error_message());
+  CHECK(nx_shape_add_row_eq(s, r, NULL, NULL) == NX_EINVAL && says("nx_shape_add_row_eq: a or b is NULL"), "row eq: %s",
+        nx_error_message());
+  nx_shape_session_free(s);
+}
+
 /* Out-of-range queries answer NULL and say why, naming the function. */
 static void queries_out_of_range(void) {
   nx_shape_session *s;
@@ -129,5 +151,6 @@ int main(void) {
   release_null();
   scale_one_named();
   queries_out_of_range();
+  which_argument();
   return check_done();
 }
