@@ -10,19 +10,18 @@ int nx__axes(const char *name, const nx_array *x, const int *axes, int naxes, bo
   if (naxes > 0 && !axes)
     return nx__fail(NX_EINVAL, "%s: the axes pointer is NULL (naxes %d, %s)", name, naxes,
                     nx_array_describe(x, t, sizeof t));
-  for (int k = 0; k < naxes && naxes <= r; k++) {
+  if (naxes > 0 && r == 0)
+    return nx__fail(NX_EINVAL, "%s: axis %d is out of range for %s (rank 0: no axis)", name, axes[0],
+                    nx_array_describe(x, t, sizeof t));
+  if (naxes < 0 || naxes > r)
+    return nx__fail(NX_EINVAL, "%s: %d axes given for %s of rank %d", name, naxes, nx_array_describe(x, t, sizeof t), r);
+  for (int k = 0; k < naxes; k++) {
     int a = axes[k] < 0 ? axes[k] + r : axes[k];
     if (a < 0 || a >= r)
       return nx__fail(NX_EINVAL, "%s: axis %d is out of range for %s (rank %d: axes %d to %d)", name, axes[k],
                       nx_array_describe(x, t, sizeof t), r, -r, r - 1);
     if (mask[a]) return nx__fail(NX_EINVAL, "%s: axis %d is given twice for %s", name, axes[k], nx_array_describe(x, t, sizeof t));
     mask[a] = true;
-  }
-  if (naxes < 0 || naxes > r) {
-    if (naxes > 0 && r == 0)
-      return nx__fail(NX_EINVAL, "%s: axis %d is out of range for %s (rank 0: no axis)", name, axes[0],
-                      nx_array_describe(x, t, sizeof t));
-    return nx__fail(NX_EINVAL, "%s: %d axes given for %s of rank %d", name, naxes, nx_array_describe(x, t, sizeof t), r);
   }
   return 0;
 }

@@ -54,7 +54,7 @@ static void usage(FILE *f) {
    closed pipe) fails the command, help and version included. */
 static int flushed(const char *what, int status) {
   if (fflush(stdout) != 0 && status == NX_EXIT_DONE) {
-    fprintf(stderr, "nx%s%s: could not write the output\n", *what ? " " : "", what);
+    fprintf(stderr, "nx %s: could not write the output\n", what);
     return NX_EXIT_FAILED;
   }
   return status;
@@ -68,14 +68,9 @@ int nx_cmd_no_arguments(int argc, char **argv) {
   return NX_EXIT_USAGE;
 }
 
-/* Frees what spelled made: the strings it allocated (those not among the
-   given arguments) and the array. */
-static void unspell(char **out, int n, char **given, int ngiven) {
-  for (int k = 0; k < n; k++) {
-    bool ours = true;
-    for (int j = 0; j < ngiven && ours; j++) ours = out[k] != given[j];
-    if (ours) free(out[k]);
-  }
+/* Frees what spelled made: every string and the array. */
+static void unspell(char **out, int n) {
+  for (int k = 0; k < n; k++) free(out[k]);
   free(out);
 }
 
@@ -94,7 +89,8 @@ static char *joined(const char *prefix, const char *a, size_t n) {
 /* The arguments in the one spelling the commands read: `--opt=value` is
    `--opt value`, and after `--` an argument that starts with '-' is a file
    name, given as `./name` (the same file) so that no command takes it for
-   an option. NULL: out of memory. unspell frees what it made. */
+   an option. Every string is a fresh copy; NULL: out of memory. unspell
+   frees them. */
 static char **spelled(int *argc, char **argv) {
   char **out = malloc(sizeof *out * (2 * (size_t)*argc + 1));
   int n = 0;
@@ -108,11 +104,11 @@ static char **spelled(int *argc, char **argv) {
     } else if (names && a[0] == '-') {
       ok = (out[n++] = joined("./", a, strlen(a))) != NULL;
     } else {
-      out[n++] = argv[k];
+      ok = (out[n++] = joined("", a, strlen(a))) != NULL;
     }
   }
   if (!ok) {
-    if (out) unspell(out, n - 1, argv, *argc); /* the last entry is the NULL that failed */
+    if (out) unspell(out, n); /* the entry that failed is NULL */
     return NULL;
   }
   out[n] = NULL;
@@ -158,8 +154,6 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < NCOMMANDS; i++) {
     if (strcmp(argv[1], commands[i].name)) continue;
-    int given = argc;
-    char **orig = argv;
     if (!(argv = spelled(&argc, argv))) {
       fprintf(stderr, "nx %s: out of memory\n", commands[i].name);
       return NX_EXIT_FAILED;
@@ -167,11 +161,11 @@ int main(int argc, char **argv) {
     for (int k = 2; k < argc && commands[i].help; k++)
       if (is_help(argv[k])) {
         fputs(commands[i].help, stdout);
-        unspell(argv, argc, orig, given);
+        unspell(argv, argc);
         return flushed(commands[i].name, NX_EXIT_DONE);
       }
-    int status = flushed(argv[1], commands[i].run(argc - 1, argv + 1));
-    unspell(argv, argc, orig, given);
+    int status = flushed(commands[i].name, commands[i].run(argc - 1, argv + 1));
+    unspell(argv, argc);
     return status;
   }
   fprintf(stderr, "nx: unknown command '%s'\n", argv[1]);
